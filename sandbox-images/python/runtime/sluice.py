@@ -1,0 +1,85 @@
+"""What a Sluice script may use from inside the sandbox.
+
+Tool failures arrive as the exceptions below; `count` records named intermediate figures
+that are returned with the execution. Nothing here reaches outside the sandbox: the host
+decides what a tool call does.
+"""
+
+__all__ = [
+    "ToolError",
+    "ToolInputError",
+    "ToolNotAllowedError",
+    "ToolTimeoutError",
+    "ToolUnavailableError",
+    "call_tool",
+    "count",
+    "counts",
+]
+
+
+class ToolError(Exception):
+    """A tool call failed; `code` is a stable name, `details` a dict with more."""
+
+    def __init__(self, message="", code="tool_error", details=None):
+        super().__init__(message)
+        self.code = code
+        self.details = dict(details or {})
+
+
+class ToolInputError(ToolError):
+    """The arguments did not match the tool's input_schema (`details['pointer']`)."""
+
+
+class ToolNotAllowedError(ToolError):
+    """The tool may not be called from code here, or its quota is spent."""
+
+
+class ToolTimeoutError(ToolError, TimeoutError):
+    """No answer in time; the tool may still have acted."""
+
+
+class ToolUnavailableError(ToolError):
+    """The tool could not be reached, after the retries the host already made."""
+
+
+_ERRORS_BY_CODE = {
+    "invalid_input": ToolInputError,
+    "not_allowed": ToolNotAllowedError,
+    "unknown_tool": ToolNotAllowedError,
+    "quota_exceeded": ToolNotAllowedError,
+    "timeout": ToolTimeoutError,
+    "unavailable": ToolUnavailableError,
+}
+
+
+def _error_from_host(error):
+    """Builds the exception for an error result the host sent."""
+    code = str(error.get("code") or "tool_error")
+    cls = _ERRORS_BY_CODE.get(code, ToolError)
+    return cls(str(error.get("message") or code), code, error.get("details"))
+
+
+_counts = {}
+
+
+def count(name, n=1):
+    """Adds `n` to the named count of this execution and returns the new total."""
+    if not isinstance(name, str) or not name:
+        raise TypeError("count name must be a non-empty str")
+    if isinstance(n, bool) or not isinstance(n, (int, float)):
+        raise TypeError("count value must be an int or float")
+    total = _counts.get(name, 0) + n
+    _counts[name] = total
+    return total
+
+
+def counts():
+    """The counts recorded so far in this execution."""
+    return dict(_counts)
+
+
+async def call_tool(name, input=None, **kwargs):
+    """Calls a tool by name; the same as awaiting the tool's own function."""
+    import _sluice_runtime
+
+    return await _sluice_runtime.call_tool(name, _sluice_runtime.bind_input(name, (), input, kwargs))

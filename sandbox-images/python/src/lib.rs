@@ -1,0 +1,227 @@
+//! The Sluice Python guest: RustPython behind the `sluice_v1` ABI (see `../README.md`).
+//!
+//! This crate is deliberately thin. It owns the interpreter, moves frames between linear
+//! memory and Python objects, and exposes two Python modules' worth of host access
+//! (`_sluice_abi`). Everything about executions, the event loop and tools lives in the
+//! Python runtime that the host hands in once, at pre-initialization.
+
+use rustpython_vm::{Interpreter, InterpreterBuilder, PyObjectRef, PyResult, VirtualMachine, compiler::Mode};
+use std::cell::RefCell;
+
+/// Loads the runtime modules the host handed in and returns the runtime's `dispatch`.
+const LOADER: &str = r#"
+import sys
+def load(boot):
+    for name, source in boot["modules"]:
+        module = type(sys)(name)
+        module.__file__ = "<sluice:" + name + ">"
+        sys.modules[name] = module
+        exec(compile(source, module.__file__, "exec"), module.__dict__)
+    entry = sys.modules[boot["entry"]]
+    entry.preinit(boot)
+    return entry.dispatch
+"#;
+
+struct Guest {
+    interpreter: Interpreter,
+    dispatch: PyObjectRef,
+}
+
+thread_local! {
+    static GUEST: RefCell<Option<Guest>> = const { RefCell::new(None) };
+    /// The host writes each input frame here (see `sluice_input`).
+    static INPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The last output frame; it stays valid until the next `sluice_step`.
+    static OUTPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+#[cfg(target_arch = "wasm32")]
+mod host {
+    #[link(wasm_import_module = "sluice_v1")]
+    unsafe extern "C" {
+        /// Length of the bootstrap frame (only during pre-initialization; -1 otherwise).
+        pub fn bootstrap_len() -> i32;
+        /// Copies the bootstrap frame into `ptr`; returns the bytes written or -1.
+        pub fn bootstrap_read(ptr: *mut u8, len: i32) -> i32;
+        /// Blocking path: hands pending calls to the host, returns the answer's length.
+        pub fn wait(ptr: *const u8, len: i32) -> i32;
+        /// Copies the answer of the last `wait` into `ptr`; returns the bytes written or -1.
+        pub fn take(ptr: *mut u8, len: i32) -> i32;
+    }
+}
+
+/// Native builds (only `cargo check` on the host) never reach the host imports.
+#[cfg(not(target_arch = "wasm32"))]
+mod host {
+    pub unsafe fn bootstrap_len() -> i32 {
+        -1
+    }
+    pub unsafe fn bootstrap_read(_: *mut u8, _: i32) -> i32 {
+        -1
+    }
+    pub unsafe fn wait(_: *const u8, _: i32) -> i32 {
+        -1
+    }
+    pub unsafe fn take(_: *mut u8, _: i32) -> i32 {
+        -1
+    }
+}
+
+/// Reads a frame whose length the host announced, through a host copy function.
+fn read_host_frame(len: i32, copy: impl FnOnce(*mut u8, i32) -> i32) -> Option<Vec<u8>> {
+    let len = usize::try_from(len).ok()?;
+    let mut buf = vec![0u8; len];
+    let written = copy(buf.as_mut_ptr(), len as i32);
+    (usize::try_from(written).ok()? == len).then_some(buf)
+}
+
+fn to_json(vm: &VirtualMachine, obj: &PyObjectRef) -> PyResult<Vec<u8>> {
+    let ser = rustpython_vm::py_serde::PyObjectSerializer::new(vm, obj);
+    serde_json::to_vec(&ser).map_err(|e| vm.new_value_error(format!("frame is not JSON: {e}")))
+}
+
+fn from_json(vm: &VirtualMachine, bytes: &[u8]) -> PyResult<PyObjectRef> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    rustpython_vm::py_serde::deserialize(vm, &mut de)
+        .map_err(|e| vm.new_value_error(format!("bad frame from host: {e}")))
+}
+
+#[rustpython_vm::pymodule]
+mod _sluice_abi {
+    use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine, builtins::PyStrRef};
+    use std::io::Write;
+    use std::mem::ManuallyDrop;
+    use std::os::fd::FromRawFd;
+
+    /// Writes text to the host's stdout (1) or stderr (2) capture, unbuffered.
+    #[pyfunction]
+    fn write(fd: i32, text: PyStrRef, vm: &VirtualMachine) -> PyResult<()> {
+        if fd != 1 && fd != 2 {
+            return Err(vm.new_value_error("fd must be 1 or 2"));
+        }
+        let mut file = ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        file.write_all(text.as_wtf8().as_bytes())
+            .map_err(|e| vm.new_os_error(e.to_string()))
+    }
+
+    /// Blocks inside the host until it answers the pending calls in `frame`.
+    ///
+    /// Used only when a native frame cannot be left behind (a nested
+    /// `run_until_complete`); everywhere else the guest returns to the host instead.
+    #[pyfunction]
+    fn wait(frame: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        let bytes = super::to_json(vm, &frame)?;
+        let len = unsafe { super::host::wait(bytes.as_ptr(), bytes.len() as i32) };
+        let answer = super::read_host_frame(len, |p, n| unsafe { super::host::take(p, n) })
+            .ok_or_else(|| vm.new_runtime_error("the host refused to answer"))?;
+        super::from_json(vm, &answer)
+    }
+
+    /// Fast JSON encoding of plain data (dict, list, str, int, float, bool, None).
+    #[pyfunction]
+    fn dumps(obj: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
+        let bytes = super::to_json(vm, &obj)?;
+        Ok(String::from_utf8(bytes).expect("serde_json writes UTF-8"))
+    }
+}
+
+fn format_exception(vm: &VirtualMachine, exc: &rustpython_vm::builtins::PyBaseExceptionRef) -> String {
+    let mut text = String::new();
+    let _ = vm.write_exception(&mut text, exc);
+    text
+}
+
+fn build_interpreter() -> Interpreter {
+    let mut settings = rustpython_vm::vm::Settings::default();
+    settings.import_site = false;
+    settings.install_signal_handlers = false;
+    settings.ignore_environment = true;
+    settings.isolated = true;
+    settings.safe_path = true;
+    settings.user_site_directory = false;
+    settings.write_bytecode = false;
+    // Deterministic str hashes: the same code with the same inputs gives the same output.
+    settings.hash_seed = Some(0);
+    let builder = InterpreterBuilder::new().settings(settings);
+    let defs = rustpython_stdlib::stdlib_module_defs(&builder.ctx);
+    let abi = _sluice_abi::module_def(&builder.ctx);
+    builder
+        .add_native_modules(&defs)
+        .add_native_module(abi)
+        .add_frozen_modules(rustpython_pylib::FROZEN_STDLIB)
+        .init_hook(|vm: &mut VirtualMachine| {
+            let state = rustpython_vm::common::rc::PyRc::get_mut(&mut vm.state)
+                .expect("no other reference to the VM state during init");
+            state.config.paths.stdlib_dir = Some(rustpython_pylib::LIB_PATH.to_owned());
+        })
+        .build()
+}
+
+fn preinit() -> Result<(), String> {
+    let len = unsafe { host::bootstrap_len() };
+    let boot = read_host_frame(len, |p, n| unsafe { host::bootstrap_read(p, n) }).ok_or("no bootstrap frame")?;
+    let interpreter = build_interpreter();
+    let dispatch = interpreter.enter(|vm| {
+        let run = || -> PyResult<PyObjectRef> {
+            let scope = vm.new_scope_with_builtins();
+            let code = vm
+                .compile(LOADER, Mode::Exec, "<sluice:loader>")
+                .map_err(|e| e.into_pyexception(vm, Some(LOADER)))?;
+            vm.run_code_obj(code, scope.clone())?;
+            let load = scope.globals.get_item("load", vm)?;
+            load.call((from_json(vm, &boot)?,), vm)
+        };
+        run().map_err(|e| format_exception(vm, &e))
+    })?;
+    GUEST.with(|g| *g.borrow_mut() = Some(Guest { interpreter, dispatch }));
+    Ok(())
+}
+
+/// Pre-initialization entry point (run once by the host's wizer step).
+#[unsafe(no_mangle)]
+pub extern "C" fn sluice_preinit() {
+    if let Err(message) = preinit() {
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), message.as_bytes());
+        std::process::abort();
+    }
+}
+
+/// Makes room for an input frame of `len` bytes and returns where the host may write it.
+#[unsafe(no_mangle)]
+pub extern "C" fn sluice_input(len: u32) -> *mut u8 {
+    INPUT.with(|input| {
+        let mut input = input.borrow_mut();
+        input.clear();
+        input.resize(len as usize, 0);
+        input.as_mut_ptr()
+    })
+}
+
+/// Runs the runtime's `dispatch` on the input frame; returns `ptr << 32 | len` of the output.
+#[unsafe(no_mangle)]
+pub extern "C" fn sluice_step(len: u32) -> u64 {
+    let output = GUEST.with(|guest| {
+        let guest = guest.borrow();
+        let Some(guest) = guest.as_ref() else {
+            return br#"{"kind":"fault","message":"guest not pre-initialized"}"#.to_vec();
+        };
+        let frame = INPUT.with(|input| input.borrow()[..len as usize].to_vec());
+        guest.interpreter.enter(|vm| {
+            let step = || -> PyResult<Vec<u8>> {
+                let request = from_json(vm, &frame)?;
+                let response = guest.dispatch.call((request,), vm)?;
+                to_json(vm, &response)
+            };
+            step().unwrap_or_else(|e| {
+                serde_json::json!({"kind": "fault", "message": format_exception(vm, &e)})
+                    .to_string()
+                    .into_bytes()
+            })
+        })
+    });
+    OUTPUT.with(|out| {
+        let mut out = out.borrow_mut();
+        *out = output;
+        ((out.as_ptr() as usize as u64) << 32) | out.len() as u64
+    })
+}

@@ -1,0 +1,544 @@
+//! One container: a live instance, the journal that can rebuild it, and the execution in flight.
+//!
+//! An execution is a series of steps. Each step hands the guest a frame and ends when the
+//! guest returns (finished, or pending on tool calls) or blocks inside the `wait` import (a
+//! nested event loop; the step's future is then parked until results arrive). Inputs of every
+//! step are journaled; when a limit stops an execution the instance is discarded and the
+//! container is rebuilt from the base image by replaying the journal, so it is exactly as it
+//! was before that execution.
+
+use super::abi::{
+    CallResult, FrameError, GuestExports, GuestTool, PythonError, Request, Response, StepError, ToolCall,
+};
+use super::limits::Limits;
+use super::state::{Answer, BlockedCall, HostState, MemoryGuard, Output, Waiter};
+use super::{SandboxError, Shared};
+use std::collections::{BTreeMap, VecDeque};
+use std::future::Future;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+use wasmtime::{Store, Trap};
+
+/// Exit status reported for an execution that a limit or a guest failure stopped.
+pub const STOPPED_RETURN_CODE: i32 = 1;
+
+/// What to run, with which tools, under which limits.
+#[derive(Debug, Clone)]
+pub struct ExecuteRequest<'a> {
+    pub code: &'a str,
+    pub tools: &'a [GuestTool],
+    pub limits: Limits,
+    /// Host time in ns since the Unix epoch for this step; `None` means now. Replay passes
+    /// the recorded time so that the guest sees the same clock.
+    pub now_ns: Option<u64>,
+}
+
+/// Where an execution stands after a step.
+#[derive(Debug)]
+pub enum Step {
+    /// Every task waits on these tool calls; answer them with [`Container::resume`].
+    Pending(Pending),
+    Finished(Outcome),
+}
+
+#[derive(Debug, Clone)]
+pub struct Pending {
+    /// New calls, in the order the script made them.
+    pub calls: Vec<ToolCall>,
+    /// Calls handed out earlier that the script no longer waits for (e.g. `wait_for` timed out).
+    pub cancelled: Vec<u64>,
+    /// A timer of the script falls due then: resume by that time, with whatever results exist.
+    pub wake_after: Option<Duration>,
+    /// The guest waits inside a host call (a nested event loop) rather than having returned.
+    pub blocking: bool,
+}
+
+/// How an execution ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub stdout: String,
+    pub stderr: String,
+    /// 0; 1 for an uncaught exception (traceback in stderr); the code of `sys.exit`.
+    pub return_code: i32,
+    /// `repr` of a trailing expression that was not None, REPL style.
+    pub value_repr: Option<String>,
+    pub error: Option<PythonError>,
+    /// Named counts from `sluice.count`.
+    pub counts: BTreeMap<String, serde_json::Number>,
+    /// Set when a limit or a guest failure stopped the script; the container was rolled back.
+    pub stop: Option<StopReason>,
+    /// Time the script ran, not counting waits for tool results.
+    pub run_time: Duration,
+    pub tool_calls: u64,
+}
+
+/// Why an execution was stopped before the script finished.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    TimeLimit,
+    MemoryLimit,
+    StackLimit,
+    ToolCallLimit,
+    /// The guest ended its own process (`os._exit`).
+    GuestExit(u32),
+    /// The guest broke the contract or crashed; the message says how.
+    GuestFault(String),
+    /// The host gave up on the execution (shutdown, deletion).
+    Interrupted(String),
+}
+
+impl StopReason {
+    /// The stable code clients match on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::TimeLimit => "execution_time_exceeded",
+            Self::MemoryLimit => "memory_limit_exceeded",
+            Self::StackLimit => "stack_limit_exceeded",
+            Self::ToolCallLimit => "tool_call_limit_exceeded",
+            Self::GuestExit(_) => "guest_exited",
+            Self::GuestFault(_) => "guest_fault",
+            Self::Interrupted(_) => "interrupted",
+        }
+    }
+
+    pub fn message(&self, limits: &Limits) -> String {
+        match self {
+            Self::TimeLimit => format!("the script ran longer than time_ms={}", limits.time_ms),
+            Self::MemoryLimit => format!(
+                "the script needed more memory than memory_bytes={}",
+                limits.memory_bytes
+            ),
+            Self::StackLimit => "the script recursed deeper than the sandbox stack allows".into(),
+            Self::ToolCallLimit => format!(
+                "the script made more than max_tool_calls={} tool calls",
+                limits.max_tool_calls
+            ),
+            Self::GuestExit(code) => format!("the script ended the interpreter with os._exit({code})"),
+            Self::GuestFault(why) => format!("the sandbox guest failed: {why}"),
+            Self::Interrupted(why) => format!("the execution was interrupted: {why}"),
+        }
+    }
+}
+
+/// An input the guest consumed, kept so the container can be rebuilt by replay.
+#[derive(Clone)]
+struct JournalStep {
+    input: StepInput,
+    now_ns: u64,
+    /// Digest of the response frame, checked when the step is replayed.
+    response: Option<u64>,
+}
+
+#[derive(Clone)]
+enum StepInput {
+    /// A request frame given to `sluice_step`.
+    Frame(Arc<[u8]>),
+    /// The answer to a blocking `wait` inside the preceding frame's step.
+    Answer(Arc<[u8]>),
+}
+
+struct Live {
+    store: Store<HostState>,
+    exports: GuestExports,
+}
+
+type StepFuture = Pin<Box<dyn Future<Output = (Live, Result<Vec<u8>, StepError>)> + Send>>;
+
+/// A step that is waiting inside the guest's blocking `wait` import.
+struct Parked {
+    future: StepFuture,
+    blocked: mpsc::Receiver<BlockedCall>,
+    answer: oneshot::Sender<Answer>,
+}
+
+struct Running {
+    limits: Limits,
+    output: Arc<Mutex<Output>>,
+    steps: Vec<JournalStep>,
+    run_time: Duration,
+    tool_calls: u64,
+    parked: Option<Parked>,
+}
+
+impl Running {
+    fn remaining(&self) -> Duration {
+        self.limits.time().saturating_sub(self.run_time)
+    }
+
+    fn take_output(&self) -> (String, String) {
+        self.output.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// A persistent Python interpreter keyed by a UUID.
+pub struct Container {
+    id: Uuid,
+    seed: u64,
+    shared: Arc<Shared>,
+    live: Option<Live>,
+    journal: Vec<JournalStep>,
+    running: Option<Running>,
+    executions: u64,
+    /// Set when a rollback failed; the container refuses further work.
+    broken: Option<String>,
+}
+
+enum Event {
+    Returned(Live, Result<Vec<u8>, StepError>),
+    Blocked(BlockedCall),
+}
+
+fn unix_now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+fn digest(bytes: &[u8]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl Container {
+    pub(crate) async fn new(shared: Arc<Shared>, id: Uuid, seed: u64) -> Result<Self, SandboxError> {
+        let (store, exports) = shared.instantiate(seed, Limits::default().memory_bytes).await?;
+        Ok(Self {
+            id,
+            seed,
+            shared,
+            live: Some(Live { store, exports }),
+            journal: Vec::new(),
+            running: None,
+            executions: 0,
+            broken: None,
+        })
+    }
+
+    pub fn id(&self) -> Uuid {
+        self.id
+    }
+
+    /// The seed of the guest's randomness (recorded so replay can reproduce it).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Executions that ran to completion in this container (stopped ones are rolled back).
+    pub fn executions(&self) -> u64 {
+        self.executions
+    }
+
+    /// Whether an execution is in flight (waiting for tool results).
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Bytes of linear memory the container's instance has (it never shrinks).
+    pub fn memory_bytes(&self) -> usize {
+        self.live
+            .as_ref()
+            .map_or(0, |live| super::guest_memory::size(live.exports.memory(), &live.store))
+    }
+
+    /// Starts an execution; it finishes or pauses on tool calls.
+    pub async fn execute(&mut self, request: ExecuteRequest<'_>) -> Result<Step, SandboxError> {
+        if self.running.is_some() {
+            return Err(SandboxError::Busy);
+        }
+        if let Some(why) = &self.broken {
+            return Err(SandboxError::RestoreFailed(why.clone()));
+        }
+        let frame = serde_json::to_vec(&Request::Execute {
+            code: request.code,
+            tools: request.tools,
+        })
+        .expect("a request of strings serializes");
+        self.running = Some(Running {
+            limits: request.limits,
+            output: Arc::new(Mutex::new(Output::new(request.limits.max_output_bytes as usize))),
+            steps: Vec::new(),
+            run_time: Duration::ZERO,
+            tool_calls: 0,
+            parked: None,
+        });
+        self.run_step(frame, request.now_ns).await
+    }
+
+    /// Answers pending calls (any subset; unknown seqs are ignored by the guest) and continues.
+    pub async fn resume(&mut self, results: &[CallResult], now_ns: Option<u64>) -> Result<Step, SandboxError> {
+        let running = self.running.as_mut().ok_or(SandboxError::NotWaiting)?;
+        if let Some(parked) = running.parked.take() {
+            let now_ns = now_ns.unwrap_or_else(unix_now_ns);
+            let answer: Arc<[u8]> = serde_json::to_vec(&serde_json::json!({ "results": results }))
+                .expect("results serialize")
+                .into();
+            running.steps.push(JournalStep {
+                input: StepInput::Answer(answer.clone()),
+                now_ns,
+                response: None,
+            });
+            // If the step was dropped meanwhile the send fails, and driving reports it.
+            let _ = parked.answer.send((answer, now_ns));
+            return self.drive(parked.future, parked.blocked).await;
+        }
+        let frame = serde_json::to_vec(&Request::Resume { results }).expect("results serialize");
+        self.run_step(frame, now_ns).await
+    }
+
+    /// Gives up on the execution in flight and rolls the container back to before it.
+    pub async fn abort(&mut self, why: &str) -> Result<Outcome, SandboxError> {
+        if self.running.is_none() {
+            return Err(SandboxError::NotWaiting);
+        }
+        self.live = None;
+        Ok(self.stop_outcome(StopReason::Interrupted(why.to_owned())).await)
+    }
+
+    async fn run_step(&mut self, frame: Vec<u8>, now_ns: Option<u64>) -> Result<Step, SandboxError> {
+        let mut live = match self.live.take() {
+            Some(live) => live,
+            None => self.rebuild().await?,
+        };
+        let running = self.running.as_mut().expect("a step runs inside an execution");
+        let now_ns = now_ns.unwrap_or_else(unix_now_ns);
+        let (blocked_tx, blocked_rx) = mpsc::channel(1);
+        let state = live.store.data_mut();
+        if running.steps.is_empty() {
+            state.output = running.output.clone();
+            state.memory_guard = MemoryGuard::new(running.limits.memory_bytes);
+            state.exit_code = None;
+        }
+        state.clock.set_at_least(now_ns);
+        state.deadline = Instant::now() + running.remaining();
+        state.timed_out = false;
+        state.waiter = Waiter::Live(blocked_tx);
+        live.store.set_epoch_deadline(1);
+        let frame: Arc<[u8]> = frame.into();
+        running.steps.push(JournalStep {
+            input: StepInput::Frame(frame.clone()),
+            now_ns,
+            response: None,
+        });
+        let future: StepFuture = Box::pin(async move {
+            let exports = live.exports.clone();
+            let result = exports.step(&mut live.store, &frame).await;
+            (live, result)
+        });
+        self.drive(future, blocked_rx).await
+    }
+
+    /// Runs a step until the guest returns or blocks in `wait`.
+    async fn drive(
+        &mut self,
+        mut future: StepFuture,
+        mut blocked: mpsc::Receiver<BlockedCall>,
+    ) -> Result<Step, SandboxError> {
+        let started = Instant::now();
+        let event = tokio::select! {
+            biased;
+            (live, result) = &mut future => Event::Returned(live, result),
+            Some(call) = blocked.recv() => Event::Blocked(call),
+        };
+        let running = self.running.as_mut().expect("driving inside an execution");
+        running.run_time += started.elapsed();
+        match event {
+            Event::Returned(live, result) => self.after_step(live, result).await,
+            Event::Blocked(call) => {
+                let pending = match Response::parse(&call.frame) {
+                    Ok(Response::Pending(pending)) => pending,
+                    Ok(_) => {
+                        return Ok(self
+                            .stop(StopReason::GuestFault("wait() without a pending frame".into()))
+                            .await);
+                    }
+                    Err(e) => return Ok(self.stop(StopReason::GuestFault(e.to_string())).await),
+                };
+                running.parked = Some(Parked {
+                    future,
+                    blocked,
+                    answer: call.answer,
+                });
+                self.pending(pending, true).await
+            }
+        }
+    }
+
+    async fn after_step(&mut self, live: Live, result: Result<Vec<u8>, StepError>) -> Result<Step, SandboxError> {
+        let bytes = match result {
+            Ok(bytes) => bytes,
+            Err(StepError::Trap(error)) => {
+                let reason = classify_trap(live.store.data(), &error);
+                return Ok(self.stop(reason).await);
+            }
+            Err(StepError::Frame(error)) => return Ok(self.stop(StopReason::GuestFault(error.to_string())).await),
+        };
+        let running = self.running.as_mut().expect("inside an execution");
+        if let Some(last) = running
+            .steps
+            .iter_mut()
+            .rev()
+            .find(|s| matches!(s.input, StepInput::Frame(_)))
+        {
+            last.response = Some(digest(&bytes));
+        }
+        let response = match Response::parse(&bytes) {
+            Ok(response) => response,
+            Err(e) => return Ok(self.stop(StopReason::GuestFault(e.to_string())).await),
+        };
+        match response {
+            Response::Done(done) => {
+                let out_of_memory = live.store.data().memory_guard.denied
+                    && done.error.as_ref().is_some_and(|e| e.kind == "MemoryError");
+                if out_of_memory {
+                    return Ok(self.stop(StopReason::MemoryLimit).await);
+                }
+                self.live = Some(live);
+                let running = self.running.take().expect("inside an execution");
+                let (stdout, stderr) = running.take_output();
+                self.journal.extend(running.steps);
+                self.executions += 1;
+                Ok(Step::Finished(Outcome {
+                    stdout,
+                    stderr,
+                    return_code: i32::try_from(done.return_code).unwrap_or(STOPPED_RETURN_CODE),
+                    value_repr: done.value_repr,
+                    error: done.error,
+                    counts: done.counts,
+                    stop: None,
+                    run_time: running.run_time,
+                    tool_calls: running.tool_calls,
+                }))
+            }
+            Response::Pending(pending) => {
+                self.live = Some(live);
+                self.pending(pending, false).await
+            }
+            Response::Fault { message } => Ok(self.stop(StopReason::GuestFault(message)).await),
+        }
+    }
+
+    async fn pending(&mut self, frame: super::abi::PendingFrame, blocking: bool) -> Result<Step, SandboxError> {
+        let cancelled = frame.cancelled.clone();
+        let wake_after = frame.wake_after_ns.map(Duration::from_nanos);
+        let calls = match frame.into_calls() {
+            Ok(calls) => calls,
+            Err(FrameError::InputNotObject { name, reason }) => {
+                return Ok(self
+                    .stop(StopReason::GuestFault(format!(
+                        "arguments of {name} are not an object: {reason}"
+                    )))
+                    .await);
+            }
+            Err(e) => return Ok(self.stop(StopReason::GuestFault(e.to_string())).await),
+        };
+        let running = self.running.as_mut().expect("inside an execution");
+        running.tool_calls += calls.len() as u64;
+        if running.tool_calls > running.limits.max_tool_calls {
+            return Ok(self.stop(StopReason::ToolCallLimit).await);
+        }
+        Ok(Step::Pending(Pending {
+            calls,
+            cancelled,
+            wake_after,
+            blocking,
+        }))
+    }
+
+    /// Ends the execution in flight as `reason` and rolls the container back.
+    async fn stop(&mut self, reason: StopReason) -> Step {
+        Step::Finished(self.stop_outcome(reason).await)
+    }
+
+    async fn stop_outcome(&mut self, reason: StopReason) -> Outcome {
+        let running = self.running.take().expect("stopping an execution");
+        drop(running.parked); // a parked step owns its store: dropping it ends the guest
+        self.live = None;
+        let (stdout, mut stderr) = {
+            let mut output = running.output.lock().unwrap_or_else(|p| p.into_inner());
+            output.take()
+        };
+        if !stderr.is_empty() && !stderr.ends_with('\n') {
+            stderr.push('\n');
+        }
+        stderr.push_str(&format!(
+            "[sluice: execution stopped: {}: {}]\n",
+            reason.code(),
+            reason.message(&running.limits)
+        ));
+        if let Err(e) = self.rebuild().await.map(|live| self.live = Some(live)) {
+            self.broken = Some(e.to_string());
+        }
+        Outcome {
+            stdout,
+            stderr,
+            return_code: STOPPED_RETURN_CODE,
+            value_repr: None,
+            error: None,
+            counts: BTreeMap::new(),
+            stop: Some(reason),
+            run_time: running.run_time,
+            tool_calls: running.tool_calls,
+        }
+    }
+
+    /// A fresh instance of the base image brought to this container's state by replaying the
+    /// journal of completed executions; a diverging response means the guest was not
+    /// deterministic, and the container is given up rather than silently changed.
+    async fn rebuild(&mut self) -> Result<Live, SandboxError> {
+        let maxima = *self.shared.maxima();
+        let (mut store, exports) = self.shared.instantiate(self.seed, maxima.memory_bytes).await?;
+        let mut steps = self.journal.iter().peekable();
+        let mut index = 0;
+        while let Some(step) = steps.next() {
+            let StepInput::Frame(frame) = &step.input else {
+                return Err(SandboxError::RestoreFailed(format!(
+                    "journal step {index} is an answer without a request"
+                )));
+            };
+            let mut answers = VecDeque::new();
+            while let Some(next) = steps.next_if(|s| matches!(s.input, StepInput::Answer(_))) {
+                if let StepInput::Answer(answer) = &next.input {
+                    answers.push_back((answer.clone(), next.now_ns));
+                }
+            }
+            let state = store.data_mut();
+            state.clock.set_at_least(step.now_ns);
+            state.deadline = Instant::now() + maxima.time();
+            state.waiter = Waiter::Replay(answers);
+            store.set_epoch_deadline(1);
+            let response = exports
+                .step(&mut store, frame)
+                .await
+                .map_err(|e| SandboxError::RestoreFailed(format!("replaying step {index}: {e}")))?;
+            if step.response.is_some_and(|expected| expected != digest(&response)) {
+                return Err(SandboxError::RestoreFailed(format!(
+                    "replaying step {index} gave a different response"
+                )));
+            }
+            index += 1;
+        }
+        store.data_mut().waiter = Waiter::Closed;
+        Ok(Live { store, exports })
+    }
+}
+
+/// Names the limit behind a trap from what the host saw, never from the error text.
+fn classify_trap(state: &HostState, error: &wasmtime::Error) -> StopReason {
+    if state.timed_out {
+        return StopReason::TimeLimit;
+    }
+    if let Some(code) = state.exit_code {
+        return StopReason::GuestExit(code);
+    }
+    match error.downcast_ref::<Trap>() {
+        Some(Trap::StackOverflow) => StopReason::StackLimit,
+        _ if state.memory_guard.denied => StopReason::MemoryLimit,
+        Some(trap) => StopReason::GuestFault(format!("wasm trap: {trap}")),
+        None => StopReason::GuestFault(format!("{error:#}")),
+    }
+}

@@ -1,0 +1,160 @@
+//! The one place that touches guest linear memory: every range the guest names is checked here.
+//!
+//! Pointers and lengths from the guest are untrusted. Callers get a [`GuestView`] whose
+//! accessors return an error (never panic) for any range outside the memory, and they must
+//! state a size limit before anything is copied into host memory.
+
+use wasmtime::{AsContext, AsContextMut, Memory};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GuestMemoryError {
+    #[error("guest range {ptr:#x}+{len} is outside its memory")]
+    OutOfBounds { ptr: u64, len: u64 },
+    #[error("guest asked the host to take {len} bytes, more than the limit of {limit}")]
+    TooLarge { len: u64, limit: u64 },
+}
+
+/// A checked window on a guest's linear memory, valid while the store is borrowed.
+pub struct GuestView<'a> {
+    bytes: &'a mut [u8],
+}
+
+/// Borrows the memory and the store's host state together (host functions need both).
+pub fn view<'a, T: 'static>(
+    memory: &Memory,
+    store: impl Into<wasmtime::StoreContextMut<'a, T>>,
+) -> (GuestView<'a>, &'a mut T) {
+    let (bytes, state) = memory.data_and_store_mut(store);
+    (GuestView { bytes }, state)
+}
+
+/// Copies `bytes` into guest memory at `ptr`.
+pub fn write(memory: &Memory, mut store: impl AsContextMut, ptr: u32, bytes: &[u8]) -> Result<(), GuestMemoryError> {
+    let data = memory.data_mut(&mut store);
+    let target = range_mut(data, u64::from(ptr), bytes.len() as u64)?;
+    target.copy_from_slice(bytes);
+    Ok(())
+}
+
+/// Copies a guest range into the host after checking it against `limit`.
+pub fn read(
+    memory: &Memory,
+    store: impl AsContext,
+    ptr: u32,
+    len: u32,
+    limit: usize,
+) -> Result<Vec<u8>, GuestMemoryError> {
+    check_limit(u64::from(len), limit)?;
+    range(memory.data(&store), u64::from(ptr), u64::from(len)).map(<[u8]>::to_vec)
+}
+
+/// The whole memory, for the pre-initialization snapshot.
+pub fn contents<'a>(memory: &Memory, store: &'a impl AsContext) -> &'a [u8] {
+    memory.data(store)
+}
+
+/// Size of the memory in bytes.
+pub fn size(memory: &Memory, store: impl AsContext) -> usize {
+    memory.data_size(&store)
+}
+
+pub fn check_limit(len: u64, limit: usize) -> Result<(), GuestMemoryError> {
+    if len > limit as u64 {
+        return Err(GuestMemoryError::TooLarge {
+            len,
+            limit: limit as u64,
+        });
+    }
+    Ok(())
+}
+
+fn range(data: &[u8], ptr: u64, len: u64) -> Result<&[u8], GuestMemoryError> {
+    let out_of_bounds = GuestMemoryError::OutOfBounds { ptr, len };
+    let end = ptr.checked_add(len).ok_or(out_of_bounds.clone())?;
+    let (start, end) = (usize::try_from(ptr), usize::try_from(end));
+    match (start, end) {
+        (Ok(start), Ok(end)) => data.get(start..end).ok_or(out_of_bounds),
+        _ => Err(out_of_bounds),
+    }
+}
+
+fn range_mut(data: &mut [u8], ptr: u64, len: u64) -> Result<&mut [u8], GuestMemoryError> {
+    let out_of_bounds = GuestMemoryError::OutOfBounds { ptr, len };
+    let end = ptr.checked_add(len).ok_or(out_of_bounds.clone())?;
+    let (start, end) = (usize::try_from(ptr), usize::try_from(end));
+    match (start, end) {
+        (Ok(start), Ok(end)) => data.get_mut(start..end).ok_or(out_of_bounds),
+        _ => Err(out_of_bounds),
+    }
+}
+
+/// Addresses are u64 so that `base + offset` computed by callers cannot overflow.
+impl GuestView<'_> {
+    /// A guest range, borrowed (no copy); its length is checked against `limit` first.
+    pub fn slice(&self, ptr: u64, len: u64, limit: usize) -> Result<&[u8], GuestMemoryError> {
+        check_limit(len, limit)?;
+        range(self.bytes, ptr, len)
+    }
+
+    pub fn slice_mut(&mut self, ptr: u64, len: u64) -> Result<&mut [u8], GuestMemoryError> {
+        range_mut(self.bytes, ptr, len)
+    }
+
+    pub fn read_u8(&self, ptr: u64) -> Result<u8, GuestMemoryError> {
+        Ok(range(self.bytes, ptr, 1)?[0])
+    }
+
+    pub fn read_u16(&self, ptr: u64) -> Result<u16, GuestMemoryError> {
+        let bytes = range(self.bytes, ptr, 2)?;
+        Ok(u16::from_le_bytes([bytes[0], bytes[1]]))
+    }
+
+    pub fn read_u32(&self, ptr: u64) -> Result<u32, GuestMemoryError> {
+        let bytes = range(self.bytes, ptr, 4)?;
+        Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
+    }
+
+    pub fn read_u64(&self, ptr: u64) -> Result<u64, GuestMemoryError> {
+        let bytes = range(self.bytes, ptr, 8)?;
+        Ok(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
+    }
+
+    pub fn write_bytes(&mut self, ptr: u64, bytes: &[u8]) -> Result<(), GuestMemoryError> {
+        range_mut(self.bytes, ptr, bytes.len() as u64)?.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    pub fn write_u32(&mut self, ptr: u64, value: u32) -> Result<(), GuestMemoryError> {
+        self.write_bytes(ptr, &value.to_le_bytes())
+    }
+
+    pub fn write_u64(&mut self, ptr: u64, value: u64) -> Result<(), GuestMemoryError> {
+        self.write_bytes(ptr, &value.to_le_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_outside_memory_are_errors_not_panics() {
+        let mut backing = vec![0u8; 16];
+        let mut view = GuestView { bytes: &mut backing };
+        assert!(view.slice(0, 16, 16).is_ok());
+        assert!(matches!(
+            view.slice(1, 16, 64),
+            Err(GuestMemoryError::OutOfBounds { .. })
+        ));
+        assert!(matches!(
+            view.slice(u64::MAX, u64::MAX, usize::MAX),
+            Err(GuestMemoryError::OutOfBounds { .. })
+        ));
+        assert!(matches!(view.slice(0, 16, 8), Err(GuestMemoryError::TooLarge { .. })));
+        assert!(view.write_u64(9, 1).is_err());
+        view.write_u64(8, 0x0102_0304_0506_0708).unwrap();
+        assert_eq!(view.read_u64(8).unwrap(), 0x0102_0304_0506_0708);
+        assert_eq!(view.read_u32(8).unwrap(), 0x0506_0708);
+        assert!(view.read_u32(13).is_err());
+    }
+}

@@ -1,0 +1,192 @@
+//! Resource limits of one execution: safe defaults, per-request overrides, server maxima.
+
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Script run time per execution (Anthropic allows 90 s per cell).
+pub const DEFAULT_TIME_MS: u64 = 90_000;
+pub const MAX_TIME_MS: u64 = 600_000;
+/// Linear memory of a container; the interpreter alone takes about 30 MiB.
+pub const DEFAULT_MEMORY_BYTES: u64 = 256 << 20;
+pub const MIN_MEMORY_BYTES: u64 = 64 << 20;
+pub const MAX_MEMORY_BYTES: u64 = 4 << 30;
+/// Each of stdout and stderr is cut here, with a visible marker line.
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 1 << 20;
+pub const MAX_OUTPUT_BYTES: u64 = 64 << 20;
+/// Tool calls one execution may make.
+pub const DEFAULT_MAX_TOOL_CALLS: u64 = 2_000;
+pub const MAX_TOOL_CALLS: u64 = 100_000;
+/// How long a client tool may stay unanswered before the script gets `TimeoutError`.
+pub const DEFAULT_PENDING_TIMEOUT_MS: u64 = 270_000;
+pub const MAX_PENDING_TIMEOUT_MS: u64 = 3_600_000;
+
+/// The limits an execution runs under, all resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    pub time_ms: u64,
+    pub memory_bytes: u64,
+    pub max_output_bytes: u64,
+    pub max_tool_calls: u64,
+    pub pending_timeout_ms: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            time_ms: DEFAULT_TIME_MS,
+            memory_bytes: DEFAULT_MEMORY_BYTES,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
+            pending_timeout_ms: DEFAULT_PENDING_TIMEOUT_MS,
+        }
+    }
+}
+
+impl Limits {
+    /// The largest values a request may ask for on this server.
+    pub const fn server_maxima() -> Self {
+        Self {
+            time_ms: MAX_TIME_MS,
+            memory_bytes: MAX_MEMORY_BYTES,
+            max_output_bytes: MAX_OUTPUT_BYTES,
+            max_tool_calls: MAX_TOOL_CALLS,
+            pending_timeout_ms: MAX_PENDING_TIMEOUT_MS,
+        }
+    }
+
+    pub fn time(&self) -> Duration {
+        Duration::from_millis(self.time_ms)
+    }
+
+    pub fn pending_timeout(&self) -> Duration {
+        Duration::from_millis(self.pending_timeout_ms)
+    }
+
+    /// Applies a request's overrides, refusing values outside `[minimum, maxima]`.
+    pub fn with_overrides(mut self, overrides: &LimitOverrides, maxima: &Limits) -> Result<Self, LimitError> {
+        let fields: [(&'static str, Option<u64>, &mut u64, u64, u64); 5] = [
+            ("time_ms", overrides.time_ms, &mut self.time_ms, 1, maxima.time_ms),
+            (
+                "memory_bytes",
+                overrides.memory_bytes,
+                &mut self.memory_bytes,
+                MIN_MEMORY_BYTES,
+                maxima.memory_bytes,
+            ),
+            (
+                "max_output_bytes",
+                overrides.max_output_bytes,
+                &mut self.max_output_bytes,
+                1,
+                maxima.max_output_bytes,
+            ),
+            (
+                "max_tool_calls",
+                overrides.max_tool_calls,
+                &mut self.max_tool_calls,
+                0,
+                maxima.max_tool_calls,
+            ),
+            (
+                "pending_timeout_ms",
+                overrides.pending_timeout_ms,
+                &mut self.pending_timeout_ms,
+                1,
+                maxima.pending_timeout_ms,
+            ),
+        ];
+        for (name, requested, slot, min, max) in fields {
+            if let Some(value) = requested {
+                if value < min || value > max {
+                    return Err(LimitError { name, value, min, max });
+                }
+                *slot = value;
+            }
+        }
+        Ok(self)
+    }
+
+    /// Parses one `KEY=VALUE` pair (the CLI's `--limit`) into `overrides`.
+    pub fn parse_assignment(overrides: &mut LimitOverrides, assignment: &str) -> Result<(), String> {
+        let (key, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| format!("expected KEY=VALUE, got {assignment:?}"))?;
+        let value: u64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("limit {key} needs a non-negative integer, got {value:?}"))?;
+        let slot = match key.trim() {
+            "time_ms" => &mut overrides.time_ms,
+            "memory_bytes" => &mut overrides.memory_bytes,
+            "max_output_bytes" => &mut overrides.max_output_bytes,
+            "max_tool_calls" => &mut overrides.max_tool_calls,
+            "pending_timeout_ms" => &mut overrides.pending_timeout_ms,
+            other => {
+                return Err(format!(
+                    "unknown limit {other:?} (known: time_ms, memory_bytes, max_output_bytes, \
+                     max_tool_calls, pending_timeout_ms)"
+                ));
+            }
+        };
+        *slot = Some(value);
+        Ok(())
+    }
+}
+
+/// What a request or the CLI asks for; unset fields keep the defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitOverrides {
+    pub time_ms: Option<u64>,
+    pub memory_bytes: Option<u64>,
+    pub max_output_bytes: Option<u64>,
+    pub max_tool_calls: Option<u64>,
+    pub pending_timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("limit {name} = {value} is outside the allowed range {min}..={max}")]
+pub struct LimitError {
+    pub name: &'static str,
+    pub value: u64,
+    pub min: u64,
+    pub max: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_apply_within_maxima_and_refuse_beyond() {
+        let maxima = Limits::server_maxima();
+        let overrides = LimitOverrides {
+            time_ms: Some(500),
+            ..Default::default()
+        };
+        let limits = Limits::default().with_overrides(&overrides, &maxima).unwrap();
+        assert_eq!(limits.time_ms, 500);
+        assert_eq!(limits.memory_bytes, DEFAULT_MEMORY_BYTES);
+
+        let too_much = LimitOverrides {
+            memory_bytes: Some(MAX_MEMORY_BYTES + 1),
+            ..Default::default()
+        };
+        let err = Limits::default().with_overrides(&too_much, &maxima).unwrap_err();
+        assert_eq!(err.name, "memory_bytes");
+    }
+
+    #[test]
+    fn cli_assignments_parse_and_reject_unknown_keys() {
+        let mut overrides = LimitOverrides::default();
+        Limits::parse_assignment(&mut overrides, "max_tool_calls=7").unwrap();
+        assert_eq!(overrides.max_tool_calls, Some(7));
+        assert!(
+            Limits::parse_assignment(&mut overrides, "cpu=1")
+                .unwrap_err()
+                .contains("unknown limit")
+        );
+        assert!(Limits::parse_assignment(&mut overrides, "time_ms=-1").is_err());
+        assert!(Limits::parse_assignment(&mut overrides, "time_ms").is_err());
+    }
+}

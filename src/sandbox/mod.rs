@@ -1,0 +1,219 @@
+//! Persistent Python containers under wasmtime: the base image, limits, and the execution steps.
+//!
+//! One [`Sandbox`] holds the engine, the compiled base image and the epoch ticker; each
+//! [`Container`] is a store + instance keyed by a UUID whose Python state lives on between
+//! executions. The sandbox knows nothing of HTTP, storage or what a tool does: an execution
+//! either finishes or pauses with the tool calls it waits for.
+
+pub mod abi;
+mod container;
+pub mod guest_memory;
+pub mod image;
+pub mod limits;
+mod state;
+mod wasi;
+
+pub use abi::{CallResult, GuestTool, PythonError, ToolCall, ToolFailure};
+pub use container::{Container, ExecuteRequest, Outcome, Pending, Step, StopReason};
+pub use limits::{LimitError, LimitOverrides, Limits};
+
+use state::HostState;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use uuid::Uuid;
+use wasmtime::{Config, Engine, InstancePre, Linker, Module, Store, UpdateDeadline};
+
+/// How often the epoch advances: the granularity of time limits and of yielding to tokio.
+pub const EPOCH_TICK: Duration = Duration::from_millis(1);
+/// Wasm stack for the guest's frames; Python's recursion limit is sized to stay inside it.
+pub const MAX_WASM_STACK_BYTES: usize = 4 << 20;
+/// Fiber stack per running step: the wasm stack plus room for host functions.
+pub const ASYNC_STACK_BYTES: usize = MAX_WASM_STACK_BYTES + (1 << 20);
+
+/// Errors of the sandbox layer. Script failures are not errors: they are [`Outcome`]s.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("building the base image failed: {0}")]
+    ImageBuild(String),
+    #[error("image cache {0}: {1}")]
+    ImageCache(PathBuf, std::io::Error),
+    #[error("wasm engine: {0}")]
+    Engine(String),
+    #[error("the container is already running an execution")]
+    Busy,
+    #[error("the container has no execution waiting for tool results")]
+    NotWaiting,
+    #[error("the container could not be restored after a failed execution: {0}")]
+    RestoreFailed(String),
+}
+
+/// Settings of a sandbox; limits of single executions come with each request.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// Where the compiled base image is cached (`~/.cache/sluice` by default).
+    pub cache_dir: PathBuf,
+    /// The largest limits any request may ask for.
+    pub maxima: Limits,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self {
+            cache_dir: default_cache_dir(),
+            maxima: Limits::server_maxima(),
+        }
+    }
+}
+
+/// `$SLUICE_CACHE_DIR`, else `$XDG_CACHE_HOME/sluice`, else `~/.cache/sluice`.
+pub fn default_cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SLUICE_CACHE_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("sluice");
+    }
+    match std::env::var_os("HOME") {
+        Some(home) => PathBuf::from(home).join(".cache").join("sluice"),
+        None => std::env::temp_dir().join("sluice-cache"),
+    }
+}
+
+/// The engine, the base image and the epoch ticker, shared by every container.
+#[derive(Clone)]
+pub struct Sandbox {
+    shared: Arc<Shared>,
+}
+
+pub(crate) struct Shared {
+    engine: Engine,
+    pre: InstancePre<HostState>,
+    image_hash: String,
+    config: SandboxConfig,
+    ticker_stop: Arc<AtomicBool>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Sandbox {
+    /// Loads (or, once per machine, builds) the base image and starts the epoch ticker.
+    pub async fn new(config: SandboxConfig) -> Result<Self, SandboxError> {
+        let engine = Engine::new(&engine_config()).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        let image = image::load_or_build(&engine, &config.cache_dir).await?;
+        let linker = new_linker(&engine, &image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        let pre = linker
+            .instantiate_pre(&image.module)
+            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        let ticker_stop = start_epoch_ticker(&engine);
+        Ok(Self {
+            shared: Arc::new(Shared {
+                engine,
+                pre,
+                image_hash: image.hash,
+                config,
+                ticker_stop,
+            }),
+        })
+    }
+
+    /// The content hash of the base image every container starts from.
+    pub fn image_hash(&self) -> &str {
+        &self.shared.image_hash
+    }
+
+    pub fn config(&self) -> &SandboxConfig {
+        &self.shared.config
+    }
+
+    /// A fresh container with a random id and seed.
+    pub async fn create_container(&self) -> Result<Container, SandboxError> {
+        let id = Uuid::new_v4();
+        let seed = u64::from_le_bytes(Uuid::new_v4().as_bytes()[..8].try_into().expect("8 bytes"));
+        self.create_container_with(id, seed).await
+    }
+
+    /// A fresh container with the given id and random seed (replay uses the recorded ones).
+    pub async fn create_container_with(&self, id: Uuid, seed: u64) -> Result<Container, SandboxError> {
+        Container::new(self.shared.clone(), id, seed).await
+    }
+}
+
+impl Shared {
+    /// A new instance of the base image, in a store of its own.
+    pub(crate) async fn instantiate(
+        &self,
+        seed: u64,
+        memory_bytes: u64,
+    ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
+        let mut store = build_store(&self.engine, HostState::new(seed, memory_bytes, 0));
+        let instance = self
+            .pre
+            .instantiate_async(&mut store)
+            .await
+            .map_err(|e| SandboxError::Engine(format!("instantiating the image: {e:#}")))?;
+        let exports =
+            abi::GuestExports::new(&instance, &mut store).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        Ok((store, exports))
+    }
+
+    pub(crate) fn maxima(&self) -> &Limits {
+        &self.config.maxima
+    }
+}
+
+fn engine_config() -> Config {
+    let mut config = Config::new();
+    config
+        .epoch_interruption(true)
+        .memory_init_cow(true)
+        .max_wasm_stack(MAX_WASM_STACK_BYTES)
+        .async_stack_size(ASYNC_STACK_BYTES)
+        .parallel_compilation(true);
+    config
+}
+
+/// The store every guest runs in: memory guard, and a deadline checked at each epoch tick.
+pub(crate) fn build_store(engine: &Engine, state: HostState) -> Store<HostState> {
+    let mut store = Store::new(engine, state);
+    store.limiter(|state| &mut state.memory_guard);
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(|mut ctx| {
+        let state = ctx.data_mut();
+        if Instant::now() >= state.deadline {
+            state.timed_out = true;
+            return Ok(UpdateDeadline::Interrupt);
+        }
+        // Let other containers' work run on this thread between ticks.
+        Ok(UpdateDeadline::Yield(1))
+    });
+    store
+}
+
+/// The imports a guest module needs: our WASI subset and the `sluice_v1` ABI.
+pub(crate) fn new_linker(engine: &Engine, module: &Module) -> wasmtime::Result<Linker<HostState>> {
+    let mut linker = Linker::new(engine);
+    wasi::add_to_linker(&mut linker, module)?;
+    abi::add_to_linker(&mut linker)?;
+    Ok(linker)
+}
+
+fn start_epoch_ticker(engine: &Engine) -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (engine, flag) = (engine.clone(), stop.clone());
+    std::thread::Builder::new()
+        .name("sluice-epoch".into())
+        .spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                std::thread::sleep(EPOCH_TICK);
+                engine.increment_epoch();
+            }
+        })
+        .expect("the epoch ticker thread starts");
+    stop
+}

@@ -1,0 +1,259 @@
+//! Tool definitions (Anthropic's fields plus ours) and the gate every call from code passes.
+//!
+//! The gate asks, in order: is the tool known, may code call it, is its quota left? Each
+//! refusal is a [`ToolFailure`] with a stable code that the script sees as the matching
+//! `sluice` exception. Tools know nothing of wasm: the engine feeds them calls.
+
+use crate::sandbox::{GuestTool, ToolFailure};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub const MAX_TOOL_NAME_LEN: usize = 64;
+
+/// Who may call a tool, as in Anthropic's `allowed_callers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Caller {
+    #[serde(rename = "direct")]
+    Direct,
+    #[serde(rename = "code_execution_20250825")]
+    CodeExecution20250825,
+    #[serde(rename = "code_execution_20260120")]
+    CodeExecution20260120,
+    #[serde(rename = "code_execution_20260521")]
+    CodeExecution20260521,
+}
+
+impl Caller {
+    pub fn is_code_execution(self) -> bool {
+        !matches!(self, Caller::Direct)
+    }
+}
+
+/// How a call is carried out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Executor {
+    /// Returned to the API caller as a `tool_use` block.
+    #[default]
+    Client,
+    /// The service POSTs the arguments to `url`.
+    Http { url: String },
+}
+
+/// What calling the tool may change, which decides whether a failed call may be retried.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SideEffects {
+    ReadOnly,
+    Idempotent,
+    #[default]
+    Write,
+}
+
+fn direct_only() -> Vec<Caller> {
+    vec![Caller::Direct]
+}
+
+fn empty_object_schema() -> Value {
+    serde_json::json!({"type": "object"})
+}
+
+/// A tool definition: Anthropic's fields, then Sluice's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolDefinition {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default = "empty_object_schema")]
+    pub input_schema: Value,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_examples: Vec<Value>,
+    #[serde(default = "direct_only")]
+    pub allowed_callers: Vec<Caller>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
+    /// Accepted for compatibility with Anthropic tool definitions; not used.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+    #[serde(default)]
+    pub executor: Executor,
+    #[serde(default)]
+    pub side_effects: SideEffects,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// Calls one execution may make to this tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_calls_per_execution: Option<u64>,
+}
+
+impl ToolDefinition {
+    /// A client tool callable from code, with an open object schema.
+    pub fn code_callable(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: None,
+            input_schema: empty_object_schema(),
+            input_examples: Vec::new(),
+            allowed_callers: vec![Caller::CodeExecution20260120],
+            defer_loading: false,
+            kind: None,
+            cache_control: None,
+            strict: None,
+            executor: Executor::Client,
+            side_effects: SideEffects::default(),
+            timeout_ms: None,
+            max_calls_per_execution: None,
+        }
+    }
+
+    pub fn callable_from_code(&self) -> bool {
+        self.allowed_callers.iter().any(|c| c.is_code_execution())
+    }
+
+    /// Checks the name and the shape of the definition itself.
+    pub fn validate(&self) -> Result<(), String> {
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= MAX_TOOL_NAME_LEN
+            && self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !name_ok {
+            return Err(format!("tool name {:?} must match ^[a-zA-Z0-9_-]{{1,64}}$", self.name));
+        }
+        if !self.input_schema.is_object() {
+            return Err(format!("input_schema of {} must be a JSON object", self.name));
+        }
+        if self.allowed_callers.is_empty() {
+            return Err(format!("allowed_callers of {} must not be empty", self.name));
+        }
+        Ok(())
+    }
+
+    /// Property names in schema order: positional arguments bind to them.
+    pub fn params(&self) -> Vec<String> {
+        self.input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|props| props.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// How the guest exposes the tool.
+    pub fn guest_tool(&self) -> GuestTool {
+        GuestTool {
+            name: self.name.clone(),
+            params: self.params(),
+            description: self.description.clone(),
+        }
+    }
+}
+
+/// The tools of one execution, and how many calls each has had.
+#[derive(Debug, Clone, Default)]
+pub struct Toolset {
+    tools: BTreeMap<String, ToolDefinition>,
+    calls: BTreeMap<String, u64>,
+}
+
+impl Toolset {
+    pub fn new(tools: impl IntoIterator<Item = ToolDefinition>) -> Self {
+        Self {
+            tools: tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
+            calls: BTreeMap::new(),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&ToolDefinition> {
+        self.tools.get(name)
+    }
+
+    pub fn definitions(&self) -> impl Iterator<Item = &ToolDefinition> {
+        self.tools.values()
+    }
+
+    /// Every known tool is bound in the guest; the gate refuses those code may not call,
+    /// so the refusal is a distinct exception and a ledger entry rather than a NameError.
+    pub fn guest_tools(&self) -> Vec<GuestTool> {
+        self.tools.values().map(ToolDefinition::guest_tool).collect()
+    }
+
+    /// The gate: known, callable from code, quota left. Counts the call when it passes.
+    pub fn admit(&mut self, name: &str) -> Result<&ToolDefinition, ToolFailure> {
+        let Some(tool) = self.tools.get(name) else {
+            return Err(ToolFailure::new(
+                "unknown_tool",
+                format!("there is no tool named {name:?}"),
+            ));
+        };
+        if !tool.callable_from_code() {
+            return Err(ToolFailure::new(
+                "not_allowed",
+                format!("tool {name:?} cannot be called from code (allowed_callers does not include code execution)"),
+            ));
+        }
+        let used = self.calls.entry(name.to_owned()).or_default();
+        if tool.max_calls_per_execution.is_some_and(|quota| *used >= quota) {
+            return Err(ToolFailure::new(
+                "quota_exceeded",
+                format!(
+                    "tool {name:?} allows {} calls per execution",
+                    tool.max_calls_per_execution.unwrap_or(0)
+                ),
+            ));
+        }
+        *used += 1;
+        Ok(tool)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowed_callers_default_to_direct_only() {
+        let tool: ToolDefinition = serde_json::from_value(serde_json::json!({"name": "send_email"})).unwrap();
+        assert_eq!(tool.allowed_callers, vec![Caller::Direct]);
+        assert!(!tool.callable_from_code());
+        let mut tools = Toolset::new([tool]);
+        assert_eq!(tools.admit("send_email").unwrap_err().code, "not_allowed");
+        assert_eq!(tools.admit("nope").unwrap_err().code, "unknown_tool");
+    }
+
+    #[test]
+    fn quota_is_counted_per_tool() {
+        let mut tool = ToolDefinition::code_callable("q");
+        tool.max_calls_per_execution = Some(2);
+        let mut tools = Toolset::new([tool]);
+        assert!(tools.admit("q").is_ok());
+        assert!(tools.admit("q").is_ok());
+        assert_eq!(tools.admit("q").unwrap_err().code, "quota_exceeded");
+    }
+
+    #[test]
+    fn definitions_reject_unknown_fields_and_bad_names() {
+        let typo = serde_json::json!({"name": "t", "allowed_caller": ["direct"]});
+        assert!(serde_json::from_value::<ToolDefinition>(typo).is_err());
+        let bad_caller = serde_json::json!({"name": "t", "allowed_callers": ["code_execution_1999"]});
+        assert!(serde_json::from_value::<ToolDefinition>(bad_caller).is_err());
+        assert!(ToolDefinition::code_callable("has space").validate().is_err());
+        assert!(ToolDefinition::code_callable("get-expenses_2").validate().is_ok());
+    }
+
+    #[test]
+    fn params_follow_schema_property_order() {
+        let tool: ToolDefinition = serde_json::from_value(serde_json::json!({
+            "name": "t",
+            "input_schema": {"type": "object", "properties": {"zeta": {}, "alpha": {}}}
+        }))
+        .unwrap();
+        assert_eq!(tool.params(), vec!["zeta", "alpha"]);
+    }
+}

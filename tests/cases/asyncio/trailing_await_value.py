@@ -1,0 +1,4 @@
+# sluice: answers = {"fetch": "value"}
+# sluice: value_repr = "'value!'"
+result = await fetch({})
+result + "!"

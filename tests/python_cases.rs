@@ -1,0 +1,225 @@
+//! Data-driven Python cases: `tests/cases/**/*.py`, each with its expected stdout beside it.
+//!
+//! A case is one or more cells (split by a `# --- cell ---` line) run in order in one fresh
+//! container. Lines `# sluice: key = <json>` in a cell set its tools, answers and limits and
+//! what it must produce (see `Directives`). Cases marked `cpython = true` also run under the
+//! machine's `python3`, which proves the expected output is right Python.
+
+mod common;
+
+use serde::Deserialize;
+use sluice::sandbox::LimitOverrides;
+use sluice::{Answers, Limits, ToolDefinition, Toolset};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+const CELL_SEPARATOR: &str = "# --- cell ---";
+const DIRECTIVE: &str = "# sluice:";
+/// Cases run this many at a time (each may spin until its time limit).
+const PARALLEL_CASES: usize = 4;
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Directives {
+    /// Tool definitions; tools named only in `answers` are added as code-callable.
+    tools: Option<Vec<ToolDefinition>>,
+    answers: Option<serde_json::Value>,
+    limits: Option<LimitOverrides>,
+    #[serde(default)]
+    return_code: i32,
+    /// The stable code of the limit that must stop the cell.
+    stop: Option<String>,
+    #[serde(default)]
+    stderr_contains: Vec<String>,
+    #[serde(default)]
+    stdout_contains: Vec<String>,
+    /// Tool names in call order.
+    calls: Option<Vec<String>>,
+    /// New calls per pause, in order.
+    pending: Option<Vec<usize>>,
+    value_repr: Option<String>,
+    counts: Option<serde_json::Value>,
+    #[serde(default)]
+    cpython: bool,
+}
+
+struct Cell {
+    code: String,
+    directives: Directives,
+}
+
+fn parse_cells(path: &Path) -> Vec<Cell> {
+    let source = std::fs::read_to_string(path).expect("case is readable");
+    source
+        .split(&format!("{CELL_SEPARATOR}\n"))
+        .map(|code| {
+            let mut fields = serde_json::Map::new();
+            for line in code.lines().filter_map(|l| l.strip_prefix(DIRECTIVE)) {
+                let (key, value) = line
+                    .split_once('=')
+                    .unwrap_or_else(|| panic!("{}: bad directive {line}", path.display()));
+                let value = serde_json::from_str(value.trim())
+                    .unwrap_or_else(|e| panic!("{}: directive {key} is not JSON: {e}", path.display()));
+                fields.insert(key.trim().to_owned(), value);
+            }
+            let directives = serde_json::from_value(serde_json::Value::Object(fields))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            Cell {
+                code: code.to_owned(),
+                directives,
+            }
+        })
+        .collect()
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("cases dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "py") {
+            out.push(path);
+        }
+    }
+}
+
+/// Runs one case; returns what went wrong, if anything.
+async fn run_case(path: PathBuf) -> Result<(), String> {
+    let cells = parse_cells(&path);
+    let sandbox = common::sandbox();
+    let mut container = sandbox.create_container().await.map_err(|e| e.to_string())?;
+    let mut stdout = String::new();
+    let mut problems = Vec::new();
+    let (mut tools, mut answers_json) = (None, None);
+    for (index, cell) in cells.iter().enumerate() {
+        let d = &cell.directives;
+        tools = d.tools.clone().or(tools);
+        answers_json = d.answers.clone().or(answers_json);
+        let answers = Answers::from_json(answers_json.clone().unwrap_or(serde_json::json!({})))?;
+        let mut definitions = tools.clone().unwrap_or_default();
+        for name in answers.tool_names() {
+            if !definitions.iter().any(|t| t.name == name) {
+                definitions.push(ToolDefinition::code_callable(name));
+            }
+        }
+        let limits = Limits::default()
+            .with_overrides(&d.limits.clone().unwrap_or_default(), &Limits::server_maxima())
+            .map_err(|e| e.to_string())?;
+        let mut toolset = Toolset::new(definitions);
+        let run = sluice::run_script(&mut container, &cell.code, &mut toolset, limits, &answers)
+            .await
+            .map_err(|e| format!("cell {index}: {e}"))?;
+        let outcome = &run.outcome;
+        stdout.push_str(&outcome.stdout);
+        let mut check = |ok: bool, what: String| {
+            if !ok {
+                problems.push(format!("cell {index}: {what}\n--- stderr ---\n{}", outcome.stderr));
+            }
+        };
+        let stop = outcome.stop.as_ref().map(|s| s.code().to_owned());
+        check(stop == d.stop, format!("stop {stop:?}, expected {:?}", d.stop));
+        if d.stop.is_none() {
+            check(
+                outcome.return_code == d.return_code,
+                format!("return code {}, expected {}", outcome.return_code, d.return_code),
+            );
+        }
+        for needle in &d.stderr_contains {
+            check(
+                outcome.stderr.contains(needle.as_str()),
+                format!("stderr lacks {needle:?}"),
+            );
+        }
+        for needle in &d.stdout_contains {
+            check(
+                outcome.stdout.contains(needle.as_str()),
+                format!("stdout lacks {needle:?}"),
+            );
+        }
+        if let Some(calls) = &d.calls {
+            let made: Vec<&str> = run.calls.iter().map(|c| c.tool.as_str()).collect();
+            check(made == *calls, format!("calls {made:?}, expected {calls:?}"));
+        }
+        if let Some(pending) = &d.pending {
+            check(
+                run.pauses == *pending,
+                format!("pauses {:?}, expected {pending:?}", run.pauses),
+            );
+        }
+        if d.value_repr.is_some() {
+            check(
+                outcome.value_repr == d.value_repr,
+                format!("value {:?}, expected {:?}", outcome.value_repr, d.value_repr),
+            );
+        }
+        if let Some(counts) = &d.counts {
+            let got = serde_json::to_value(&outcome.counts).expect("counts serialize");
+            check(got == *counts, format!("counts {got}, expected {counts}"));
+        }
+    }
+    let expected_path = path.with_extension("stdout");
+    if let Ok(expected) = std::fs::read_to_string(&expected_path)
+        && stdout != expected
+    {
+        problems.push(format!(
+            "stdout differs\n--- expected ---\n{expected}--- got ---\n{stdout}"
+        ));
+    }
+    if cells[0].directives.cpython
+        && let Some(problem) = check_under_cpython(&path, &expected_path)
+    {
+        problems.push(problem);
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// The expected output must also be what CPython prints (skipped where python3 is missing).
+fn check_under_cpython(path: &Path, expected_path: &Path) -> Option<String> {
+    let output = std::process::Command::new("python3").arg(path).output().ok()?;
+    let expected = std::fs::read_to_string(expected_path).ok()?;
+    let got = String::from_utf8_lossy(&output.stdout);
+    (got != expected).then(|| format!("CPython prints something else:\n{got}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_cases() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut paths = Vec::new();
+    collect(&root, &mut paths);
+    paths.sort();
+    assert!(paths.len() >= 40, "expected the full case set, found {}", paths.len());
+    let filter = std::env::var("SLUICE_CASES").unwrap_or_default();
+    let gate = Arc::new(tokio::sync::Semaphore::new(PARALLEL_CASES));
+    let mut tasks = tokio::task::JoinSet::new();
+    for path in paths.into_iter().filter(|p| p.to_string_lossy().contains(&filter)) {
+        let gate = gate.clone();
+        tasks.spawn(async move {
+            let _permit = gate.acquire_owned().await.expect("semaphore open");
+            let name = path
+                .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            (name, run_case(path).await)
+        });
+    }
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    while let Some(joined) = tasks.join_next().await {
+        match joined.expect("case task does not panic") {
+            (_, Ok(())) => passed += 1,
+            (name, Err(problem)) => failures.push(format!("== {name}\n{problem}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        failures.len() + passed,
+        failures.join("\n\n")
+    );
+}
