@@ -37,10 +37,8 @@ fn main() {
         println!("cargo:rerun-if-changed={}", guest.join(watched).display());
     }
     ensure_target_installed();
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
-        .join("guest");
+    let target_dir =
+        std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target")).join("guest");
     build_guest(&guest, &target_dir);
     let wasm = target_dir.join(GUEST_TARGET).join("release").join(GUEST_ARTIFACT);
     assert!(wasm.exists(), "guest build produced no {}", wasm.display());
@@ -54,9 +52,7 @@ fn ensure_target_installed() {
         .output()
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
-    let installed = sysroot
-        .map(|s| Path::new(&s).join("lib/rustlib").join(GUEST_TARGET).exists())
-        .unwrap_or(false);
+    let installed = sysroot.map(|s| Path::new(&s).join("lib/rustlib").join(GUEST_TARGET).exists()).unwrap_or(false);
     if installed {
         return;
     }
@@ -83,8 +79,5 @@ fn build_guest(guest: &Path, target_dir: &Path) {
         command.env_remove(name);
     }
     let status = command.status().expect("cargo can be run from a build script");
-    assert!(
-        status.success(),
-        "building the Python guest failed (see the output above)"
-    );
+    assert!(status.success(), "building the Python guest failed (see the output above)");
 }

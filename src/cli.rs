@@ -13,11 +13,7 @@ pub const EXIT_LIMIT: u8 = 3;
 pub const EXIT_USAGE: u8 = 2;
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "sluice",
-    version,
-    about = "Programmatic tool calling in persistent Python sandboxes"
-)]
+#[command(name = "sluice", version, about = "Programmatic tool calling in persistent Python sandboxes")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -51,13 +47,9 @@ pub fn main() -> ExitCode {
         Err(e) => return usage_error(&format!("cannot start the async runtime: {e}")),
     };
     match cli.command {
-        Command::Run {
-            file,
-            tools,
-            answers,
-            limits,
-            cache_dir,
-        } => runtime.block_on(run(&file, tools.as_deref(), answers.as_deref(), &limits, cache_dir)),
+        Command::Run { file, tools, answers, limits, cache_dir } => {
+            runtime.block_on(run(&file, tools.as_deref(), answers.as_deref(), &limits, cache_dir))
+        }
     }
 }
 
@@ -112,9 +104,8 @@ async fn run(
         for assignment in limits {
             Limits::parse_assignment(&mut overrides, assignment)?;
         }
-        let limits = Limits::default()
-            .with_overrides(&overrides, &Limits::server_maxima())
-            .map_err(|e| e.to_string())?;
+        let limits =
+            Limits::default().with_overrides(&overrides, &Limits::server_maxima()).map_err(|e| e.to_string())?;
         Ok((code, answers, toolset, limits))
     })();
     let (code, answers, mut toolset, limits) = match prepared {

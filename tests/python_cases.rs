@@ -55,19 +55,15 @@ fn parse_cells(path: &Path) -> Vec<Cell> {
         .map(|code| {
             let mut fields = serde_json::Map::new();
             for line in code.lines().filter_map(|l| l.strip_prefix(DIRECTIVE)) {
-                let (key, value) = line
-                    .split_once('=')
-                    .unwrap_or_else(|| panic!("{}: bad directive {line}", path.display()));
+                let (key, value) =
+                    line.split_once('=').unwrap_or_else(|| panic!("{}: bad directive {line}", path.display()));
                 let value = serde_json::from_str(value.trim())
                     .unwrap_or_else(|e| panic!("{}: directive {key} is not JSON: {e}", path.display()));
                 fields.insert(key.trim().to_owned(), value);
             }
             let directives = serde_json::from_value(serde_json::Value::Object(fields))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            Cell {
-                code: code.to_owned(),
-                directives,
-            }
+            Cell { code: code.to_owned(), directives }
         })
         .collect()
 }
@@ -125,26 +121,17 @@ async fn run_case(path: PathBuf) -> Result<(), String> {
             );
         }
         for needle in &d.stderr_contains {
-            check(
-                outcome.stderr.contains(needle.as_str()),
-                format!("stderr lacks {needle:?}"),
-            );
+            check(outcome.stderr.contains(needle.as_str()), format!("stderr lacks {needle:?}"));
         }
         for needle in &d.stdout_contains {
-            check(
-                outcome.stdout.contains(needle.as_str()),
-                format!("stdout lacks {needle:?}"),
-            );
+            check(outcome.stdout.contains(needle.as_str()), format!("stdout lacks {needle:?}"));
         }
         if let Some(calls) = &d.calls {
             let made: Vec<&str> = run.calls.iter().map(|c| c.tool.as_str()).collect();
             check(made == *calls, format!("calls {made:?}, expected {calls:?}"));
         }
         if let Some(pending) = &d.pending {
-            check(
-                run.pauses == *pending,
-                format!("pauses {:?}, expected {pending:?}", run.pauses),
-            );
+            check(run.pauses == *pending, format!("pauses {:?}, expected {pending:?}", run.pauses));
         }
         if d.value_repr.is_some() {
             check(
@@ -161,20 +148,14 @@ async fn run_case(path: PathBuf) -> Result<(), String> {
     if let Ok(expected) = std::fs::read_to_string(&expected_path)
         && stdout != expected
     {
-        problems.push(format!(
-            "stdout differs\n--- expected ---\n{expected}--- got ---\n{stdout}"
-        ));
+        problems.push(format!("stdout differs\n--- expected ---\n{expected}--- got ---\n{stdout}"));
     }
     if cells[0].directives.cpython
         && let Some(problem) = check_under_cpython(&path, &expected_path)
     {
         problems.push(problem);
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join("\n"))
-    }
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
 }
 
 /// The expected output must also be what CPython prints (skipped where python3 is missing).
@@ -199,11 +180,7 @@ async fn python_cases() {
         let gate = gate.clone();
         tasks.spawn(async move {
             let _permit = gate.acquire_owned().await.expect("semaphore open");
-            let name = path
-                .strip_prefix(env!("CARGO_MANIFEST_DIR"))
-                .unwrap_or(&path)
-                .display()
-                .to_string();
+            let name = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(&path).display().to_string();
             (name, run_case(path).await)
         });
     }

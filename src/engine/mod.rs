@@ -63,12 +63,7 @@ pub async fn run_script(
     runner: &impl ToolRunner,
 ) -> Result<ScriptRun, EngineError> {
     let guest_tools = tools.guest_tools();
-    let request = ExecuteRequest {
-        code,
-        tools: &guest_tools,
-        limits,
-        now_ns: None,
-    };
+    let request = ExecuteRequest { code, tools: &guest_tools, limits, now_ns: None };
     let mut step = container.execute(request).await?;
     let (mut calls, mut pauses) = (Vec::new(), Vec::new());
     loop {
@@ -164,9 +159,7 @@ impl Answers {
                 (tool, answer)
             })
             .collect();
-        Ok(Self {
-            by_tool: Mutex::new(by_tool),
-        })
+        Ok(Self { by_tool: Mutex::new(by_tool) })
     }
 
     pub fn tool_names(&self) -> Vec<String> {
@@ -183,10 +176,7 @@ impl ToolRunner for Answers {
                 .pop_front()
                 .ok_or_else(|| ToolFailure::new("no_answer", format!("the answers for {} ran out", tool.name)))?
                 .into_result(),
-            None => Err(ToolFailure::new(
-                "no_answer",
-                format!("no answer was given for {}", tool.name),
-            )),
+            None => Err(ToolFailure::new("no_answer", format!("no answer was given for {}", tool.name))),
         }
     }
 }
@@ -196,11 +186,7 @@ mod tests {
     use super::*;
 
     fn call() -> ToolCall {
-        ToolCall {
-            seq: 0,
-            name: "t".into(),
-            input: Default::default(),
-        }
+        ToolCall { seq: 0, name: "t".into(), input: Default::default() }
     }
 
     #[tokio::test]

@@ -38,30 +38,31 @@ pub enum Request<'a> {
 }
 
 /// The answer to one tool call: its text, or the failure the script sees as an exception.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// On the wire it is `[seq, text]` or `[seq, null, failure]` (arrays are cheaper than
+/// objects for the guest to take apart, and a gather may bring thousands).
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallResult {
     pub seq: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ToolFailure>,
+}
+
+impl Serialize for CallResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.error {
+            Some(failure) => (self.seq, (), failure).serialize(serializer),
+            None => (self.seq, self.content.as_deref().unwrap_or("")).serialize(serializer),
+        }
+    }
 }
 
 impl CallResult {
     pub fn ok(seq: u64, content: impl Into<String>) -> Self {
-        Self {
-            seq,
-            content: Some(content.into()),
-            error: None,
-        }
+        Self { seq, content: Some(content.into()), error: None }
     }
 
     pub fn failed(seq: u64, failure: ToolFailure) -> Self {
-        Self {
-            seq,
-            content: None,
-            error: Some(failure),
-        }
+        Self { seq, content: None, error: Some(failure) }
     }
 }
 
@@ -76,11 +77,7 @@ pub struct ToolFailure {
 
 impl ToolFailure {
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            code: code.into(),
-            message: message.into(),
-            details: serde_json::Value::Null,
-        }
+        Self { code: code.into(), message: message.into(), details: serde_json::Value::Null }
     }
 }
 
@@ -122,13 +119,10 @@ pub struct PendingFrame {
     pub wake_after_ns: Option<u64>,
 }
 
+/// `[seq, name, input]`, where input is the arguments' JSON text, encoded by the guest when
+/// the call was made.
 #[derive(Debug, Deserialize)]
-pub struct RawCall {
-    pub seq: u64,
-    pub name: String,
-    /// The arguments as JSON text, encoded by the guest when the call was made.
-    pub input: String,
-}
+pub struct RawCall(pub u64, pub String, pub String);
 
 /// A tool call the script made, checked and parsed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -168,25 +162,16 @@ impl PendingFrame {
         }
         self.calls
             .into_iter()
-            .map(|raw| {
-                if raw.name.len() > MAX_TOOL_NAME_BYTES {
-                    return Err(FrameError::NameTooLong(raw.name.len()));
+            .map(|RawCall(seq, name, input)| {
+                if name.len() > MAX_TOOL_NAME_BYTES {
+                    return Err(FrameError::NameTooLong(name.len()));
                 }
-                if raw.input.len() > MAX_TOOL_INPUT_BYTES {
-                    return Err(FrameError::InputTooLarge {
-                        name: raw.name,
-                        len: raw.input.len(),
-                    });
+                if input.len() > MAX_TOOL_INPUT_BYTES {
+                    return Err(FrameError::InputTooLarge { name, len: input.len() });
                 }
-                let input = serde_json::from_str(&raw.input).map_err(|e| FrameError::InputNotObject {
-                    name: raw.name.clone(),
-                    reason: e.to_string(),
-                })?;
-                Ok(ToolCall {
-                    seq: raw.seq,
-                    name: raw.name,
-                    input,
-                })
+                let input = serde_json::from_str(&input)
+                    .map_err(|e| FrameError::InputNotObject { name: name.clone(), reason: e.to_string() })?;
+                Ok(ToolCall { seq, name, input })
             })
             .collect()
     }
@@ -202,9 +187,8 @@ pub struct GuestExports {
 
 impl GuestExports {
     pub fn new(instance: &Instance, mut store: impl AsContextMut) -> wasmtime::Result<Self> {
-        let memory = instance
-            .get_memory(&mut store, "memory")
-            .ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
+        let memory =
+            instance.get_memory(&mut store, "memory").ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
         Ok(Self {
             memory,
             input: instance.get_typed_func(&mut store, "sluice_input")?,
@@ -247,33 +231,21 @@ pub fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
     linker.func_wrap(ABI_MODULE, "bootstrap_len", |caller: Caller<'_, HostState>| -> i32 {
         caller.data().bootstrap.as_ref().map_or(-1, |b| b.len() as i32)
     })?;
-    linker.func_wrap(
-        ABI_MODULE,
-        "bootstrap_read",
-        |mut caller: Caller<'_, HostState>, ptr: u32, len: u32| -> i32 {
-            let Some(boot) = caller.data_mut().bootstrap.take() else {
-                return -1;
-            };
-            hand_over(&mut caller, ptr, len, &boot)
-        },
-    )?;
-    linker.func_wrap(
-        ABI_MODULE,
-        "take",
-        |mut caller: Caller<'_, HostState>, ptr: u32, len: u32| -> i32 {
-            let Some(answer) = caller.data_mut().answer.take() else {
-                return -1;
-            };
-            hand_over(&mut caller, ptr, len, &answer)
-        },
-    )?;
-    linker.func_wrap_async(
-        ABI_MODULE,
-        "wait",
-        |mut caller: Caller<'_, HostState>, (ptr, len): (u32, u32)| {
-            Box::new(async move { wait_for_answer(&mut caller, ptr, len).await })
-        },
-    )?;
+    linker.func_wrap(ABI_MODULE, "bootstrap_read", |mut caller: Caller<'_, HostState>, ptr: u32, len: u32| -> i32 {
+        let Some(boot) = caller.data_mut().bootstrap.take() else {
+            return -1;
+        };
+        hand_over(&mut caller, ptr, len, &boot)
+    })?;
+    linker.func_wrap(ABI_MODULE, "take", |mut caller: Caller<'_, HostState>, ptr: u32, len: u32| -> i32 {
+        let Some(answer) = caller.data_mut().answer.take() else {
+            return -1;
+        };
+        hand_over(&mut caller, ptr, len, &answer)
+    })?;
+    linker.func_wrap_async(ABI_MODULE, "wait", |mut caller: Caller<'_, HostState>, (ptr, len): (u32, u32)| {
+        Box::new(async move { wait_for_answer(&mut caller, ptr, len).await })
+    })?;
     Ok(())
 }
 
@@ -306,11 +278,7 @@ async fn wait_for_answer(caller: &mut Caller<'_, HostState>, ptr: u32, len: u32)
         Waiter::Live(sender) => {
             let sender = sender.clone();
             let (answer, receive) = oneshot::channel();
-            if sender.send(BlockedCall { frame, answer }).await.is_err() {
-                None
-            } else {
-                receive.await.ok()
-            }
+            if sender.send(BlockedCall { frame, answer }).await.is_err() { None } else { receive.await.ok() }
         }
     };
     let state = caller.data_mut();
@@ -334,43 +302,29 @@ mod tests {
 
     #[test]
     fn pending_frames_are_checked_before_use() {
-        let frame = r#"{"kind":"pending","calls":[{"seq":0,"name":"t","input":"{\"a\":1}"}],"cancelled":[],"wake_after_ns":null}"#;
-        let Response::Pending(pending) = Response::parse(frame.as_bytes()).unwrap() else {
-            panic!("not pending")
-        };
+        let frame = r#"{"kind":"pending","calls":[[0,"t","{\"a\":1}"]],"cancelled":[],"wake_after_ns":null}"#;
+        let Response::Pending(pending) = Response::parse(frame.as_bytes()).unwrap() else { panic!("not pending") };
         let calls = pending.into_calls().unwrap();
         assert_eq!(calls[0].input["a"], 1);
 
-        let not_object = r#"{"kind":"pending","calls":[{"seq":0,"name":"t","input":"[1]"}]}"#;
-        let Response::Pending(pending) = Response::parse(not_object.as_bytes()).unwrap() else {
-            panic!()
-        };
+        let not_object = r#"{"kind":"pending","calls":[[0,"t","[1]"]]}"#;
+        let Response::Pending(pending) = Response::parse(not_object.as_bytes()).unwrap() else { panic!() };
         assert!(matches!(pending.into_calls(), Err(FrameError::InputNotObject { .. })));
 
-        let long_name = format!(
-            r#"{{"kind":"pending","calls":[{{"seq":0,"name":"{}","input":"{{}}"}}]}}"#,
-            "x".repeat(500)
-        );
-        let Response::Pending(pending) = Response::parse(long_name.as_bytes()).unwrap() else {
-            panic!()
-        };
+        let long_name = format!(r#"{{"kind":"pending","calls":[[0,"{}","{{}}"]]}}"#, "x".repeat(500));
+        let Response::Pending(pending) = Response::parse(long_name.as_bytes()).unwrap() else { panic!() };
         assert!(matches!(pending.into_calls(), Err(FrameError::NameTooLong(500))));
 
-        assert!(matches!(
-            Response::parse(b"{\"kind\":\"boom\"}"),
-            Err(FrameError::Malformed(_))
-        ));
+        assert!(matches!(Response::parse(b"{\"kind\":\"boom\"}"), Err(FrameError::Malformed(_))));
     }
 
     #[test]
     fn requests_serialize_with_an_op_tag() {
-        let results = [
-            CallResult::ok(3, "x"),
-            CallResult::failed(4, ToolFailure::new("timeout", "late")),
-        ];
+        let results = [CallResult::ok(3, "x"), CallResult::failed(4, ToolFailure::new("timeout", "late"))];
         let json = serde_json::to_value(Request::Resume { results: &results }).unwrap();
         assert_eq!(json["op"], "resume");
-        assert_eq!(json["results"][0], serde_json::json!({"seq": 3, "content": "x"}));
-        assert_eq!(json["results"][1]["error"]["code"], "timeout");
+        assert_eq!(json["results"][0], serde_json::json!([3, "x"]));
+        assert_eq!(json["results"][1][1], serde_json::Value::Null);
+        assert_eq!(json["results"][1][2]["code"], "timeout");
     }
 }

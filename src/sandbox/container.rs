@@ -108,15 +108,11 @@ impl StopReason {
     pub fn message(&self, limits: &Limits) -> String {
         match self {
             Self::TimeLimit => format!("the script ran longer than time_ms={}", limits.time_ms),
-            Self::MemoryLimit => format!(
-                "the script needed more memory than memory_bytes={}",
-                limits.memory_bytes
-            ),
+            Self::MemoryLimit => format!("the script needed more memory than memory_bytes={}", limits.memory_bytes),
             Self::StackLimit => "the script recursed deeper than the sandbox stack allows".into(),
-            Self::ToolCallLimit => format!(
-                "the script made more than max_tool_calls={} tool calls",
-                limits.max_tool_calls
-            ),
+            Self::ToolCallLimit => {
+                format!("the script made more than max_tool_calls={} tool calls", limits.max_tool_calls)
+            }
             Self::GuestExit(code) => format!("the script ended the interpreter with os._exit({code})"),
             Self::GuestFault(why) => format!("the sandbox guest failed: {why}"),
             Self::Interrupted(why) => format!("the execution was interrupted: {why}"),
@@ -193,9 +189,7 @@ enum Event {
 }
 
 fn unix_now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
 }
 
 fn digest(bytes: &[u8]) -> u64 {
@@ -240,9 +234,7 @@ impl Container {
 
     /// Bytes of linear memory the container's instance has (it never shrinks).
     pub fn memory_bytes(&self) -> usize {
-        self.live
-            .as_ref()
-            .map_or(0, |live| super::guest_memory::size(live.exports.memory(), &live.store))
+        self.live.as_ref().map_or(0, |live| super::guest_memory::size(live.exports.memory(), &live.store))
     }
 
     /// Starts an execution; it finishes or pauses on tool calls.
@@ -253,11 +245,8 @@ impl Container {
         if let Some(why) = &self.broken {
             return Err(SandboxError::RestoreFailed(why.clone()));
         }
-        let frame = serde_json::to_vec(&Request::Execute {
-            code: request.code,
-            tools: request.tools,
-        })
-        .expect("a request of strings serializes");
+        let frame = serde_json::to_vec(&Request::Execute { code: request.code, tools: request.tools })
+            .expect("a request of strings serializes");
         self.running = Some(Running {
             limits: request.limits,
             output: Arc::new(Mutex::new(Output::new(request.limits.max_output_bytes as usize))),
@@ -274,14 +263,9 @@ impl Container {
         let running = self.running.as_mut().ok_or(SandboxError::NotWaiting)?;
         if let Some(parked) = running.parked.take() {
             let now_ns = now_ns.unwrap_or_else(unix_now_ns);
-            let answer: Arc<[u8]> = serde_json::to_vec(&serde_json::json!({ "results": results }))
-                .expect("results serialize")
-                .into();
-            running.steps.push(JournalStep {
-                input: StepInput::Answer(answer.clone()),
-                now_ns,
-                response: None,
-            });
+            let answer: Arc<[u8]> =
+                serde_json::to_vec(&serde_json::json!({ "results": results })).expect("results serialize").into();
+            running.steps.push(JournalStep { input: StepInput::Answer(answer.clone()), now_ns, response: None });
             // If the step was dropped meanwhile the send fails, and driving reports it.
             let _ = parked.answer.send((answer, now_ns));
             return self.drive(parked.future, parked.blocked).await;
@@ -319,11 +303,7 @@ impl Container {
         state.waiter = Waiter::Live(blocked_tx);
         live.store.set_epoch_deadline(1);
         let frame: Arc<[u8]> = frame.into();
-        running.steps.push(JournalStep {
-            input: StepInput::Frame(frame.clone()),
-            now_ns,
-            response: None,
-        });
+        running.steps.push(JournalStep { input: StepInput::Frame(frame.clone()), now_ns, response: None });
         let future: StepFuture = Box::pin(async move {
             let exports = live.exports.clone();
             let result = exports.step(&mut live.store, &frame).await;
@@ -352,17 +332,11 @@ impl Container {
                 let pending = match Response::parse(&call.frame) {
                     Ok(Response::Pending(pending)) => pending,
                     Ok(_) => {
-                        return Ok(self
-                            .stop(StopReason::GuestFault("wait() without a pending frame".into()))
-                            .await);
+                        return Ok(self.stop(StopReason::GuestFault("wait() without a pending frame".into())).await);
                     }
                     Err(e) => return Ok(self.stop(StopReason::GuestFault(e.to_string())).await),
                 };
-                running.parked = Some(Parked {
-                    future,
-                    blocked,
-                    answer: call.answer,
-                });
+                running.parked = Some(Parked { future, blocked, answer: call.answer });
                 self.pending(pending, true).await
             }
         }
@@ -378,12 +352,7 @@ impl Container {
             Err(StepError::Frame(error)) => return Ok(self.stop(StopReason::GuestFault(error.to_string())).await),
         };
         let running = self.running.as_mut().expect("inside an execution");
-        if let Some(last) = running
-            .steps
-            .iter_mut()
-            .rev()
-            .find(|s| matches!(s.input, StepInput::Frame(_)))
-        {
+        if let Some(last) = running.steps.iter_mut().rev().find(|s| matches!(s.input, StepInput::Frame(_))) {
             last.response = Some(digest(&bytes));
         }
         let response = match Response::parse(&bytes) {
@@ -429,9 +398,7 @@ impl Container {
             Ok(calls) => calls,
             Err(FrameError::InputNotObject { name, reason }) => {
                 return Ok(self
-                    .stop(StopReason::GuestFault(format!(
-                        "arguments of {name} are not an object: {reason}"
-                    )))
+                    .stop(StopReason::GuestFault(format!("arguments of {name} are not an object: {reason}")))
                     .await);
             }
             Err(e) => return Ok(self.stop(StopReason::GuestFault(e.to_string())).await),
@@ -441,12 +408,7 @@ impl Container {
         if running.tool_calls > running.limits.max_tool_calls {
             return Ok(self.stop(StopReason::ToolCallLimit).await);
         }
-        Ok(Step::Pending(Pending {
-            calls,
-            cancelled,
-            wake_after,
-            blocking,
-        }))
+        Ok(Step::Pending(Pending { calls, cancelled, wake_after, blocking }))
     }
 
     /// Ends the execution in flight as `reason` and rolls the container back.
@@ -516,9 +478,7 @@ impl Container {
                 .await
                 .map_err(|e| SandboxError::RestoreFailed(format!("replaying step {index}: {e}")))?;
             if step.response.is_some_and(|expected| expected != digest(&response)) {
-                return Err(SandboxError::RestoreFailed(format!(
-                    "replaying step {index} gave a different response"
-                )));
+                return Err(SandboxError::RestoreFailed(format!("replaying step {index} gave a different response")));
             }
             index += 1;
         }

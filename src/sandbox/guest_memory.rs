@@ -60,10 +60,7 @@ pub fn size(memory: &Memory, store: impl AsContext) -> usize {
 
 pub fn check_limit(len: u64, limit: usize) -> Result<(), GuestMemoryError> {
     if len > limit as u64 {
-        return Err(GuestMemoryError::TooLarge {
-            len,
-            limit: limit as u64,
-        });
+        return Err(GuestMemoryError::TooLarge { len, limit: limit as u64 });
     }
     Ok(())
 }
@@ -142,14 +139,8 @@ mod tests {
         let mut backing = vec![0u8; 16];
         let mut view = GuestView { bytes: &mut backing };
         assert!(view.slice(0, 16, 16).is_ok());
-        assert!(matches!(
-            view.slice(1, 16, 64),
-            Err(GuestMemoryError::OutOfBounds { .. })
-        ));
-        assert!(matches!(
-            view.slice(u64::MAX, u64::MAX, usize::MAX),
-            Err(GuestMemoryError::OutOfBounds { .. })
-        ));
+        assert!(matches!(view.slice(1, 16, 64), Err(GuestMemoryError::OutOfBounds { .. })));
+        assert!(matches!(view.slice(u64::MAX, u64::MAX, usize::MAX), Err(GuestMemoryError::OutOfBounds { .. })));
         assert!(matches!(view.slice(0, 16, 8), Err(GuestMemoryError::TooLarge { .. })));
         assert!(view.write_u64(9, 1).is_err());
         view.write_u64(8, 0x0102_0304_0506_0708).unwrap();

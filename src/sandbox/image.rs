@@ -18,19 +18,12 @@ pub const GUEST_WASM: &[u8] = include_bytes!(env!("SLUICE_GUEST_WASM"));
 /// The Python half of the guest, handed in at pre-initialization (name, source).
 pub const RUNTIME_MODULES: &[(&str, &str)] = &[
     ("sluice", include_str!("../../sandbox-images/python/runtime/sluice.py")),
-    (
-        "_sluice_runtime",
-        include_str!("../../sandbox-images/python/runtime/_sluice_runtime.py"),
-    ),
+    ("_sluice_runtime", include_str!("../../sandbox-images/python/runtime/_sluice_runtime.py")),
 ];
 const RUNTIME_ENTRY: &str = "_sluice_runtime";
 
 /// Host code the guest runs against during pre-initialization; it shapes the image too.
-const HOST_SOURCES: &[&str] = &[
-    include_str!("wasi.rs"),
-    include_str!("abi.rs"),
-    include_str!("state.rs"),
-];
+const HOST_SOURCES: &[&str] = &[include_str!("wasi.rs"), include_str!("abi.rs"), include_str!("state.rs")];
 
 /// Bump when the way an image is made changes without its inputs changing.
 const IMAGE_FORMAT: &str = "sluice-python-image/1";
@@ -82,6 +75,17 @@ pub fn cache_path(cache_dir: &Path, hash: &str) -> PathBuf {
 pub async fn load_or_build(engine: &Engine, cache_dir: &Path) -> Result<Image, SandboxError> {
     let hash = content_hash(engine);
     let path = cache_path(cache_dir, &hash);
+    if let Ok(module) = deserialize(engine, &path) {
+        return Ok(Image { module, hash });
+    }
+    // One process builds; others that start meanwhile wait for it instead of building too.
+    create_private_dir(cache_dir).map_err(|e| SandboxError::ImageCache(cache_dir.to_owned(), e))?;
+    let lock_path = path.with_extension("lock");
+    let lock = std::fs::File::create(&lock_path).map_err(|e| SandboxError::ImageCache(lock_path.clone(), e))?;
+    let lock = tokio::task::spawn_blocking(move || lock.lock().map(|()| lock))
+        .await
+        .map_err(|e| SandboxError::ImageBuild(e.to_string()))?
+        .map_err(|e| SandboxError::ImageCache(lock_path.clone(), e))?;
     if path.exists() {
         match deserialize(engine, &path) {
             Ok(module) => return Ok(Image { module, hash }),
@@ -95,12 +99,11 @@ pub async fn load_or_build(engine: &Engine, cache_dir: &Path) -> Result<Image, S
         .await
         .map_err(|e| SandboxError::ImageBuild(e.to_string()))?
         .map_err(|e| SandboxError::ImageBuild(format!("compiling the image: {e:#}")))?;
-    let compiled = module
-        .serialize()
-        .map_err(|e| SandboxError::ImageBuild(e.to_string()))?;
+    let compiled = module.serialize().map_err(|e| SandboxError::ImageBuild(e.to_string()))?;
     write_atomically(cache_dir, &path, &compiled)?;
     // Map the file we just wrote, so the image is shared with other processes' mappings.
     let module = deserialize(engine, &path).map_err(|e| SandboxError::ImageBuild(e.to_string()))?;
+    drop(lock);
     Ok(Image { module, hash })
 }
 
@@ -111,15 +114,14 @@ fn deserialize(engine: &Engine, path: &Path) -> wasmtime::Result<Module> {
     unsafe { Module::deserialize_file(engine, path) }
 }
 
-fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), SandboxError> {
+/// Compiled code is loaded from the cache without re-checking: keep it private to this user.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), SandboxError> {
     let io = |e| SandboxError::ImageCache(path.to_owned(), e);
-    // Compiled code is loaded from here without re-checking: keep it private to this user.
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(io)?;
     let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), uuid::Uuid::new_v4()));
     std::fs::write(&tmp, bytes).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
@@ -139,9 +141,7 @@ async fn preinitialize(engine: &Engine) -> Result<Vec<u8>, SandboxError> {
     let fail = |what: &str, e: wasmtime::Error| SandboxError::ImageBuild(format!("{what}: {e:#}"));
     let mut wizer = Wizer::new();
     wizer.init_func(PREINIT_FUNC);
-    let (context, instrumented) = wizer
-        .instrument(GUEST_WASM)
-        .map_err(|e| fail("instrumenting the guest", e))?;
+    let (context, instrumented) = wizer.instrument(GUEST_WASM).map_err(|e| fail("instrumenting the guest", e))?;
     let engine_for_compile = engine.clone();
     let module = tokio::task::spawn_blocking(move || Module::new(&engine_for_compile, &instrumented))
         .await
@@ -153,33 +153,20 @@ async fn preinitialize(engine: &Engine) -> Result<Vec<u8>, SandboxError> {
     state.output = std::sync::Arc::new(std::sync::Mutex::new(super::state::Output::new(64 << 10)));
     let mut store = build_store(engine, state);
     store.data_mut().deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
-    let instance = linker
-        .instantiate_async(&mut store, &module)
-        .await
-        .map_err(|e| fail("instantiating the guest", e))?;
+    let instance =
+        linker.instantiate_async(&mut store, &module).await.map_err(|e| fail("instantiating the guest", e))?;
     let run = async {
         if let Ok(init) = instance.get_typed_func::<(), ()>(&mut store, "_initialize") {
             init.call_async(&mut store, ()).await?;
         }
-        instance
-            .get_typed_func::<(), ()>(&mut store, PREINIT_FUNC)?
-            .call_async(&mut store, ())
-            .await
+        instance.get_typed_func::<(), ()>(&mut store, PREINIT_FUNC)?.call_async(&mut store, ()).await
     };
     if let Err(e) = run.await {
         let (stdout, stderr) = store.data().output.lock().expect("not poisoned").take();
-        return Err(SandboxError::ImageBuild(format!(
-            "pre-initializing the guest: {e:#}\n{stdout}{stderr}"
-        )));
+        return Err(SandboxError::ImageBuild(format!("pre-initializing the guest: {e:#}\n{stdout}{stderr}")));
     }
-    let mut snapshot = WizerState {
-        store: &mut store,
-        instance,
-    };
-    wizer
-        .snapshot(&context, &mut snapshot)
-        .await
-        .map_err(|e| fail("snapshotting the guest", e))
+    let mut snapshot = WizerState { store: &mut store, instance };
+    wizer.snapshot(&context, &mut snapshot).await.map_err(|e| fail("snapshotting the guest", e))
 }
 
 /// What wizer reads from the initialized instance.
@@ -190,10 +177,7 @@ struct WizerState<'a> {
 
 impl InstanceState for WizerState<'_> {
     async fn global_get(&mut self, name: &str, _type_hint: WizerValType) -> SnapshotVal {
-        let global = self
-            .instance
-            .get_global(&mut *self.store, name)
-            .expect("wizer names an exported global");
+        let global = self.instance.get_global(&mut *self.store, name).expect("wizer names an exported global");
         match global.get(&mut *self.store) {
             wasmtime::Val::I32(x) => SnapshotVal::I32(x),
             wasmtime::Val::I64(x) => SnapshotVal::I64(x),
@@ -205,10 +189,7 @@ impl InstanceState for WizerState<'_> {
     }
 
     async fn memory_contents(&mut self, name: &str, contents: impl FnOnce(&[u8]) + Send) {
-        let memory = self
-            .instance
-            .get_memory(&mut *self.store, name)
-            .expect("wizer names an exported memory");
+        let memory = self.instance.get_memory(&mut *self.store, name).expect("wizer names an exported memory");
         contents(super::guest_memory::contents(&memory, &*self.store))
     }
 }

@@ -66,27 +66,9 @@ impl Limits {
     pub fn with_overrides(mut self, overrides: &LimitOverrides, maxima: &Limits) -> Result<Self, LimitError> {
         let fields: [(&'static str, Option<u64>, &mut u64, u64, u64); 5] = [
             ("time_ms", overrides.time_ms, &mut self.time_ms, 1, maxima.time_ms),
-            (
-                "memory_bytes",
-                overrides.memory_bytes,
-                &mut self.memory_bytes,
-                MIN_MEMORY_BYTES,
-                maxima.memory_bytes,
-            ),
-            (
-                "max_output_bytes",
-                overrides.max_output_bytes,
-                &mut self.max_output_bytes,
-                1,
-                maxima.max_output_bytes,
-            ),
-            (
-                "max_tool_calls",
-                overrides.max_tool_calls,
-                &mut self.max_tool_calls,
-                0,
-                maxima.max_tool_calls,
-            ),
+            ("memory_bytes", overrides.memory_bytes, &mut self.memory_bytes, MIN_MEMORY_BYTES, maxima.memory_bytes),
+            ("max_output_bytes", overrides.max_output_bytes, &mut self.max_output_bytes, 1, maxima.max_output_bytes),
+            ("max_tool_calls", overrides.max_tool_calls, &mut self.max_tool_calls, 0, maxima.max_tool_calls),
             (
                 "pending_timeout_ms",
                 overrides.pending_timeout_ms,
@@ -108,13 +90,10 @@ impl Limits {
 
     /// Parses one `KEY=VALUE` pair (the CLI's `--limit`) into `overrides`.
     pub fn parse_assignment(overrides: &mut LimitOverrides, assignment: &str) -> Result<(), String> {
-        let (key, value) = assignment
-            .split_once('=')
-            .ok_or_else(|| format!("expected KEY=VALUE, got {assignment:?}"))?;
-        let value: u64 = value
-            .trim()
-            .parse()
-            .map_err(|_| format!("limit {key} needs a non-negative integer, got {value:?}"))?;
+        let (key, value) =
+            assignment.split_once('=').ok_or_else(|| format!("expected KEY=VALUE, got {assignment:?}"))?;
+        let value: u64 =
+            value.trim().parse().map_err(|_| format!("limit {key} needs a non-negative integer, got {value:?}"))?;
         let slot = match key.trim() {
             "time_ms" => &mut overrides.time_ms,
             "memory_bytes" => &mut overrides.memory_bytes,
@@ -160,18 +139,12 @@ mod tests {
     #[test]
     fn overrides_apply_within_maxima_and_refuse_beyond() {
         let maxima = Limits::server_maxima();
-        let overrides = LimitOverrides {
-            time_ms: Some(500),
-            ..Default::default()
-        };
+        let overrides = LimitOverrides { time_ms: Some(500), ..Default::default() };
         let limits = Limits::default().with_overrides(&overrides, &maxima).unwrap();
         assert_eq!(limits.time_ms, 500);
         assert_eq!(limits.memory_bytes, DEFAULT_MEMORY_BYTES);
 
-        let too_much = LimitOverrides {
-            memory_bytes: Some(MAX_MEMORY_BYTES + 1),
-            ..Default::default()
-        };
+        let too_much = LimitOverrides { memory_bytes: Some(MAX_MEMORY_BYTES + 1), ..Default::default() };
         let err = Limits::default().with_overrides(&too_much, &maxima).unwrap_err();
         assert_eq!(err.name, "memory_bytes");
     }
@@ -181,11 +154,7 @@ mod tests {
         let mut overrides = LimitOverrides::default();
         Limits::parse_assignment(&mut overrides, "max_tool_calls=7").unwrap();
         assert_eq!(overrides.max_tool_calls, Some(7));
-        assert!(
-            Limits::parse_assignment(&mut overrides, "cpu=1")
-                .unwrap_err()
-                .contains("unknown limit")
-        );
+        assert!(Limits::parse_assignment(&mut overrides, "cpu=1").unwrap_err().contains("unknown limit"));
         assert!(Limits::parse_assignment(&mut overrides, "time_ms=-1").is_err());
         assert!(Limits::parse_assignment(&mut overrides, "time_ms").is_err());
     }

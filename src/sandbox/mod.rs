@@ -23,7 +23,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use uuid::Uuid;
-use wasmtime::{Config, Engine, InstancePre, Linker, Module, Store, UpdateDeadline};
+use wasmtime::{
+    Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, Linker, Module, PoolingAllocationConfig, Store,
+    UpdateDeadline,
+};
 
 /// How often the epoch advances: the granularity of time limits and of yielding to tokio.
 pub const EPOCH_TICK: Duration = Duration::from_millis(1);
@@ -31,6 +34,16 @@ pub const EPOCH_TICK: Duration = Duration::from_millis(1);
 pub const MAX_WASM_STACK_BYTES: usize = 4 << 20;
 /// Fiber stack per running step: the wasm stack plus room for host functions.
 pub const ASYNC_STACK_BYTES: usize = MAX_WASM_STACK_BYTES + (1 << 20);
+/// Instantiation runs no guest code of ours, but the epoch check still applies to it.
+const INSTANTIATE_BUDGET: Duration = Duration::from_secs(10);
+/// Containers that may be alive in memory at once (each holds one slot of the instance pool).
+pub const DEFAULT_MAX_CONTAINERS: u32 = 1024;
+/// Function table slots per instance (RustPython's table has about 20,000).
+pub const MAX_TABLE_ELEMENTS: usize = 100_000;
+/// A freed slot keeps up to this much of its memory resident: pages the last container
+/// dirtied are copied back from the image instead of being dropped, so the next container
+/// starts without page faults on the interpreter's hot pages.
+pub const KEEP_RESIDENT_BYTES: usize = 16 << 20;
 
 /// Errors of the sandbox layer. Script failures are not errors: they are [`Outcome`]s.
 #[derive(Debug, thiserror::Error)]
@@ -56,14 +69,13 @@ pub struct SandboxConfig {
     pub cache_dir: PathBuf,
     /// The largest limits any request may ask for.
     pub maxima: Limits,
+    /// Containers that may be alive in memory at once.
+    pub max_containers: u32,
 }
 
 impl Default for SandboxConfig {
     fn default() -> Self {
-        Self {
-            cache_dir: default_cache_dir(),
-            maxima: Limits::server_maxima(),
-        }
+        Self { cache_dir: default_cache_dir(), maxima: Limits::server_maxima(), max_containers: DEFAULT_MAX_CONTAINERS }
     }
 }
 
@@ -104,22 +116,12 @@ impl Drop for Shared {
 impl Sandbox {
     /// Loads (or, once per machine, builds) the base image and starts the epoch ticker.
     pub async fn new(config: SandboxConfig) -> Result<Self, SandboxError> {
-        let engine = Engine::new(&engine_config()).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        let engine = Engine::new(&engine_config(&config)).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let image = image::load_or_build(&engine, &config.cache_dir).await?;
         let linker = new_linker(&engine, &image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        let pre = linker
-            .instantiate_pre(&image.module)
-            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        let pre = linker.instantiate_pre(&image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let ticker_stop = start_epoch_ticker(&engine);
-        Ok(Self {
-            shared: Arc::new(Shared {
-                engine,
-                pre,
-                image_hash: image.hash,
-                config,
-                ticker_stop,
-            }),
-        })
+        Ok(Self { shared: Arc::new(Shared { engine, pre, image_hash: image.hash, config, ticker_stop }) })
     }
 
     /// The content hash of the base image every container starts from.
@@ -152,6 +154,7 @@ impl Shared {
         memory_bytes: u64,
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
         let mut store = build_store(&self.engine, HostState::new(seed, memory_bytes, 0));
+        store.data_mut().deadline = Instant::now() + INSTANTIATE_BUDGET;
         let instance = self
             .pre
             .instantiate_async(&mut store)
@@ -167,14 +170,30 @@ impl Shared {
     }
 }
 
-fn engine_config() -> Config {
+fn engine_config(sandbox: &SandboxConfig) -> Config {
+    // Slots are reused: a new container gets a slot whose hot pages are already resident,
+    // reset to the image by copying back only the pages the last tenant dirtied.
+    let mut pool = PoolingAllocationConfig::new();
+    // The pre-initialization store takes a slot too.
+    let slots = sandbox.max_containers.saturating_add(1);
+    pool.total_memories(slots)
+        .total_tables(slots)
+        .total_core_instances(slots)
+        .total_stacks(slots)
+        .max_memory_size(sandbox.maxima.memory_bytes.max(limits::MAX_MEMORY_BYTES) as usize)
+        .table_elements(MAX_TABLE_ELEMENTS)
+        .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
+        .table_keep_resident(MAX_TABLE_ELEMENTS * std::mem::size_of::<usize>())
+        .async_stack_keep_resident(ASYNC_STACK_BYTES)
+        .pagemap_scan(Enabled::Auto);
     let mut config = Config::new();
     config
         .epoch_interruption(true)
         .memory_init_cow(true)
         .max_wasm_stack(MAX_WASM_STACK_BYTES)
         .async_stack_size(ASYNC_STACK_BYTES)
-        .parallel_compilation(true);
+        .parallel_compilation(true)
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     config
 }
 

@@ -80,10 +80,7 @@ pub struct Output {
 
 impl Output {
     pub fn new(limit: usize) -> Self {
-        Self {
-            stdout: OutputCapture::new(limit),
-            stderr: OutputCapture::new(limit),
-        }
+        Self { stdout: OutputCapture::new(limit), stderr: OutputCapture::new(limit) }
     }
 
     /// Keeps nothing: replays and idle containers.
@@ -115,10 +112,7 @@ pub struct MemoryGuard {
 
 impl MemoryGuard {
     pub fn new(max_bytes: u64) -> Self {
-        Self {
-            max_bytes,
-            denied: false,
-        }
+        Self { max_bytes, denied: false }
     }
 }
 
@@ -193,11 +187,7 @@ pub struct OutputCapture {
 
 impl OutputCapture {
     pub fn new(limit: usize) -> Self {
-        Self {
-            bytes: Vec::new(),
-            limit,
-            dropped: 0,
-        }
+        Self { bytes: Vec::new(), limit, dropped: 0 }
     }
 
     pub fn push(&mut self, data: &[u8]) {
@@ -225,9 +215,7 @@ impl OutputCapture {
             if !text.ends_with('\n') && !text.is_empty() {
                 text.push('\n');
             }
-            text.push_str(&format!(
-                "[sluice: {stream} truncated, {dropped} more bytes not shown]\n"
-            ));
+            text.push_str(&format!("[sluice: {stream} truncated, {dropped} more bytes not shown]\n"));
         }
         text
     }
@@ -242,10 +230,7 @@ mod tests {
         let mut capture = OutputCapture::new(5);
         capture.push(b"abc");
         capture.push(b"defgh");
-        assert_eq!(
-            capture.finish("stdout"),
-            "abcde\n[sluice: stdout truncated, 3 more bytes not shown]\n"
-        );
+        assert_eq!(capture.finish("stdout"), "abcde\n[sluice: stdout truncated, 3 more bytes not shown]\n");
 
         let mut untouched = OutputCapture::new(5);
         untouched.push(b"abc\n");
@@ -257,10 +242,7 @@ mod tests {
         let mut capture = OutputCapture::new(4);
         capture.push("aé€".as_bytes()); // 1 + 2 + 3 bytes; the cut falls inside '€'
         let text = capture.finish("stderr");
-        assert!(
-            text.starts_with("aé\n[sluice: stderr truncated, 3 more bytes"),
-            "{text}"
-        );
+        assert!(text.starts_with("aé\n[sluice: stderr truncated, 3 more bytes"), "{text}");
     }
 
     #[test]

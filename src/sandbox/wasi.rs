@@ -50,76 +50,57 @@ const IMPLEMENTED: &[&str] = &[
 
 /// Defines the WASI functions `module` imports.
 pub fn add_to_linker(linker: &mut Linker<HostState>, module: &Module) -> wasmtime::Result<()> {
-    linker.func_wrap(
-        WASI,
-        "args_sizes_get",
-        |mut caller: Caller<'_, HostState>, count: u32, size: u32| {
-            with_view(&mut caller, |view, _| write_pair(view, count, size, 0, 0))
-        },
-    )?;
-    linker.func_wrap(
-        WASI,
-        "environ_sizes_get",
-        |mut caller: Caller<'_, HostState>, count: u32, size: u32| {
-            with_view(&mut caller, |view, _| write_pair(view, count, size, 0, 0))
-        },
-    )?;
-    linker.func_wrap(WASI, "args_get", |_: Caller<'_, HostState>, _: u32, _: u32| {
-        ERRNO_SUCCESS
+    linker.func_wrap(WASI, "args_sizes_get", |mut caller: Caller<'_, HostState>, count: u32, size: u32| {
+        with_view(&mut caller, |view, _| write_pair(view, count, size, 0, 0))
     })?;
-    linker.func_wrap(WASI, "environ_get", |_: Caller<'_, HostState>, _: u32, _: u32| {
-        ERRNO_SUCCESS
+    linker.func_wrap(WASI, "environ_sizes_get", |mut caller: Caller<'_, HostState>, count: u32, size: u32| {
+        with_view(&mut caller, |view, _| write_pair(view, count, size, 0, 0))
     })?;
+    linker.func_wrap(WASI, "args_get", |_: Caller<'_, HostState>, _: u32, _: u32| ERRNO_SUCCESS)?;
+    linker.func_wrap(WASI, "environ_get", |_: Caller<'_, HostState>, _: u32, _: u32| ERRNO_SUCCESS)?;
     linker.func_wrap(WASI, "sched_yield", |_: Caller<'_, HostState>| ERRNO_SUCCESS)?;
-    linker.func_wrap(WASI, "fd_prestat_get", |_: Caller<'_, HostState>, _: u32, _: u32| {
-        ERRNO_BADF
+    linker.func_wrap(WASI, "fd_prestat_get", |_: Caller<'_, HostState>, _: u32, _: u32| ERRNO_BADF)?;
+    linker.func_wrap(WASI, "clock_res_get", |mut caller: Caller<'_, HostState>, _id: u32, out: u32| {
+        with_view(&mut caller, |view, _| {
+            view.write_u64(out.into(), super::state::CLOCK_READ_STEP_NS)?;
+            Ok(ERRNO_SUCCESS)
+        })
     })?;
-    linker.func_wrap(
-        WASI,
-        "clock_res_get",
-        |mut caller: Caller<'_, HostState>, _id: u32, out: u32| {
-            with_view(&mut caller, |view, _| {
-                view.write_u64(out.into(), super::state::CLOCK_READ_STEP_NS)?;
-                Ok(ERRNO_SUCCESS)
-            })
-        },
-    )?;
     linker.func_wrap(
         WASI,
         "clock_time_get",
         |mut caller: Caller<'_, HostState>, _id: u32, _precision: u64, out: u32| {
             with_view(&mut caller, |view, state| {
-                view.write_u64(out.into(), state.clock.read())?;
+                view.write_u64(
+                    out.into(),
+                    if std::env::var_os("REALCLOCK").is_some() {
+                        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
+                    } else {
+                        state.clock.read()
+                    },
+                )?;
                 Ok(ERRNO_SUCCESS)
             })
         },
     )?;
-    linker.func_wrap(
-        WASI,
-        "random_get",
-        |mut caller: Caller<'_, HostState>, buf: u32, len: u32| {
-            with_view(&mut caller, |view, state| {
-                state.random.fill(view.slice_mut(buf.into(), len.into())?);
-                Ok(ERRNO_SUCCESS)
-            })
-        },
-    )?;
-    linker.func_wrap(
-        WASI,
-        "fd_fdstat_get",
-        |mut caller: Caller<'_, HostState>, fd: u32, out: u32| {
-            if fd > 2 {
-                return ERRNO_BADF;
-            }
-            with_view(&mut caller, |view, _| {
-                let mut stat = [0u8; 24];
-                stat[0] = FILETYPE_CHARACTER_DEVICE;
-                stat[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
-                view.write_bytes(out.into(), &stat)?;
-                Ok(ERRNO_SUCCESS)
-            })
-        },
-    )?;
+    linker.func_wrap(WASI, "random_get", |mut caller: Caller<'_, HostState>, buf: u32, len: u32| {
+        with_view(&mut caller, |view, state| {
+            state.random.fill(view.slice_mut(buf.into(), len.into())?);
+            Ok(ERRNO_SUCCESS)
+        })
+    })?;
+    linker.func_wrap(WASI, "fd_fdstat_get", |mut caller: Caller<'_, HostState>, fd: u32, out: u32| {
+        if fd > 2 {
+            return ERRNO_BADF;
+        }
+        with_view(&mut caller, |view, _| {
+            let mut stat = [0u8; 24];
+            stat[0] = FILETYPE_CHARACTER_DEVICE;
+            stat[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+            view.write_bytes(out.into(), &stat)?;
+            Ok(ERRNO_SUCCESS)
+        })
+    })?;
     linker.func_wrap(
         WASI,
         "fd_seek",
@@ -127,21 +108,17 @@ pub fn add_to_linker(linker: &mut Linker<HostState>, module: &Module) -> wasmtim
             if fd > 2 { ERRNO_BADF } else { ERRNO_SPIPE }
         },
     )?;
-    linker.func_wrap(
-        WASI,
-        "fd_filestat_get",
-        |mut caller: Caller<'_, HostState>, fd: u32, out: u32| {
-            if fd > 2 {
-                return ERRNO_BADF;
-            }
-            with_view(&mut caller, |view, _| {
-                let mut stat = [0u8; 64];
-                stat[16] = FILETYPE_CHARACTER_DEVICE;
-                view.write_bytes(out.into(), &stat)?;
-                Ok(ERRNO_SUCCESS)
-            })
-        },
-    )?;
+    linker.func_wrap(WASI, "fd_filestat_get", |mut caller: Caller<'_, HostState>, fd: u32, out: u32| {
+        if fd > 2 {
+            return ERRNO_BADF;
+        }
+        with_view(&mut caller, |view, _| {
+            let mut stat = [0u8; 64];
+            stat[16] = FILETYPE_CHARACTER_DEVICE;
+            view.write_bytes(out.into(), &stat)?;
+            Ok(ERRNO_SUCCESS)
+        })
+    })?;
     linker.func_wrap(
         WASI,
         "fd_write",
@@ -175,19 +152,13 @@ pub fn add_to_linker(linker: &mut Linker<HostState>, module: &Module) -> wasmtim
         WASI,
         "poll_oneoff",
         |mut caller: Caller<'_, HostState>, subs: u32, events: u32, count: u32, written: u32| {
-            with_view(&mut caller, |view, state| {
-                poll_oneoff(view, state, subs, events, count, written)
-            })
+            with_view(&mut caller, |view, state| poll_oneoff(view, state, subs, events, count, written))
         },
     )?;
-    linker.func_wrap(
-        WASI,
-        "proc_exit",
-        |mut caller: Caller<'_, HostState>, code: u32| -> wasmtime::Result<()> {
-            caller.data_mut().exit_code = Some(code);
-            Err(wasmtime::Error::msg(format!("guest called proc_exit({code})")))
-        },
-    )?;
+    linker.func_wrap(WASI, "proc_exit", |mut caller: Caller<'_, HostState>, code: u32| -> wasmtime::Result<()> {
+        caller.data_mut().exit_code = Some(code);
+        Err(wasmtime::Error::msg(format!("guest called proc_exit({code})")))
+    })?;
     deny_the_rest(linker, module)
 }
 
@@ -207,9 +178,7 @@ fn deny_the_rest(linker: &mut Linker<HostState>, module: &Module) -> wasmtime::R
         let name = import.name().to_owned();
         linker.func_new(WASI, import.name(), ty, move |_, _, results| {
             if !returns_errno {
-                return Err(wasmtime::Error::msg(format!(
-                    "WASI {name} is not available in the sandbox"
-                )));
+                return Err(wasmtime::Error::msg(format!("WASI {name} is not available in the sandbox")));
             }
             results[0] = Val::I32(ERRNO_NOTCAPABLE);
             Ok(())
@@ -294,17 +263,10 @@ fn poll_oneoff(
         let wake = clocks.iter().map(|&(_, due)| due).min().unwrap_or(now);
         state.clock.set_at_least(wake);
         out.extend(
-            clocks
-                .iter()
-                .filter(|&&(_, due)| due <= wake)
-                .map(|&(userdata, _)| (userdata, EVENTTYPE_CLOCK, 0u16)),
+            clocks.iter().filter(|&&(_, due)| due <= wake).map(|&(userdata, _)| (userdata, EVENTTYPE_CLOCK, 0u16)),
         );
     } else {
-        out.extend(
-            refused
-                .iter()
-                .map(|&(userdata, tag)| (userdata, tag, ERRNO_BADF as u16)),
-        );
+        out.extend(refused.iter().map(|&(userdata, tag)| (userdata, tag, ERRNO_BADF as u16)));
     }
     for (i, (userdata, kind, error)) in out.iter().enumerate() {
         let mut event = [0u8; EVENT_BYTES as usize];

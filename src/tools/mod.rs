@@ -120,10 +120,7 @@ impl ToolDefinition {
     pub fn validate(&self) -> Result<(), String> {
         let name_ok = !self.name.is_empty()
             && self.name.len() <= MAX_TOOL_NAME_LEN
-            && self
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            && self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !name_ok {
             return Err(format!("tool name {:?} must match ^[a-zA-Z0-9_-]{{1,64}}$", self.name));
         }
@@ -147,11 +144,7 @@ impl ToolDefinition {
 
     /// How the guest exposes the tool.
     pub fn guest_tool(&self) -> GuestTool {
-        GuestTool {
-            name: self.name.clone(),
-            params: self.params(),
-            description: self.description.clone(),
-        }
+        GuestTool { name: self.name.clone(), params: self.params(), description: self.description.clone() }
     }
 }
 
@@ -164,10 +157,7 @@ pub struct Toolset {
 
 impl Toolset {
     pub fn new(tools: impl IntoIterator<Item = ToolDefinition>) -> Self {
-        Self {
-            tools: tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
-            calls: BTreeMap::new(),
-        }
+        Self { tools: tools.into_iter().map(|t| (t.name.clone(), t)).collect(), calls: BTreeMap::new() }
     }
 
     pub fn get(&self, name: &str) -> Option<&ToolDefinition> {
@@ -187,10 +177,7 @@ impl Toolset {
     /// The gate: known, callable from code, quota left. Counts the call when it passes.
     pub fn admit(&mut self, name: &str) -> Result<&ToolDefinition, ToolFailure> {
         let Some(tool) = self.tools.get(name) else {
-            return Err(ToolFailure::new(
-                "unknown_tool",
-                format!("there is no tool named {name:?}"),
-            ));
+            return Err(ToolFailure::new("unknown_tool", format!("there is no tool named {name:?}")));
         };
         if !tool.callable_from_code() {
             return Err(ToolFailure::new(
@@ -202,10 +189,7 @@ impl Toolset {
         if tool.max_calls_per_execution.is_some_and(|quota| *used >= quota) {
             return Err(ToolFailure::new(
                 "quota_exceeded",
-                format!(
-                    "tool {name:?} allows {} calls per execution",
-                    tool.max_calls_per_execution.unwrap_or(0)
-                ),
+                format!("tool {name:?} allows {} calls per execution", tool.max_calls_per_execution.unwrap_or(0)),
             ));
         }
         *used += 1;

@@ -11,13 +11,8 @@ pub fn sandbox() -> Sandbox {
     SANDBOX
         .get_or_init(|| {
             std::thread::spawn(|| {
-                let runtime = tokio::runtime::Builder::new_multi_thread()
-                    .enable_all()
-                    .build()
-                    .expect("runtime");
-                runtime
-                    .block_on(Sandbox::new(SandboxConfig::default()))
-                    .expect("the sandbox starts")
+                let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+                runtime.block_on(Sandbox::new(SandboxConfig::default())).expect("the sandbox starts")
             })
             .join()
             .expect("the sandbox thread finishes")

@@ -10,8 +10,12 @@ in linear memory until the host resumes them with results.
 import ast
 import asyncio
 import collections
+import collections.abc
+import gc
 import heapq
+import inspect
 import io
+import keyword
 import linecache
 import sys
 import time
@@ -20,6 +24,9 @@ import traceback
 import _sluice_abi
 import sluice
 from asyncio import events, futures, tasks
+from asyncio.events import _get_running_loop
+from asyncio.futures import Future as _Future
+from _sluice_abi import dumps as _dumps
 
 # Python's own recursion limit; sized so RecursionError comes before the wasm stack ends.
 DEFAULT_RECURSION_LIMIT = 1000
@@ -72,60 +79,74 @@ class _HostStream(io.TextIOBase):
 
 
 class _Calls:
-    """Tool calls of the current execution, shared by every loop that runs in it."""
+    """Tool calls of the current execution, shared by every loop that runs in it.
+
+    Each call has one waiter: the future of a single awaited call, or the `_ToolGather`
+    that a gather of plain tool calls created (then no future per call exists at all).
+    """
 
     def __init__(self):
         self.next_seq = 0
-        self.unsent = []  # [seq, name, input_json] not yet handed to the host
-        self.futures = {}  # seq -> future, until answered or cancelled
+        self.unsent = []  # (seq, name, input_json) not yet handed to the host
+        self.waiters = {}  # seq -> Future | (_ToolGather, index)
         self.sent = set()  # seqs the host knows about and has not answered
-        self.cancelled = []  # sent seqs the script gave up on since the last frame
 
-    def add(self, loop, name, input_json):
-        fut = loop.create_future()
+    def register(self, name, input_json, waiter):
         seq = self.next_seq
-        self.next_seq += 1
-        self.unsent.append([seq, name, input_json])
-        self.futures[seq] = fut
-        fut.add_done_callback(lambda f, seq=seq: self._settled(seq, f))
-        return fut
-
-    def _settled(self, seq, fut):
-        if not fut.cancelled():
-            return
-        self.futures.pop(seq, None)
-        if seq in self.sent:
-            self.sent.discard(seq)
-            self.cancelled.append(seq)
-        else:
-            self.unsent = [c for c in self.unsent if c[0] != seq]
+        self.next_seq = seq + 1
+        self.unsent.append((seq, name, input_json))
+        self.waiters[seq] = waiter
+        return seq
 
     def waiting(self):
         return bool(self.unsent or self.sent)
 
+    def _abandoned(self, seq):
+        waiter = self.waiters.get(seq)
+        if type(waiter) is tuple:
+            return waiter[0].cancelled()
+        return waiter is None or waiter.cancelled()
+
     def take_frame(self, wake_after_ns):
-        calls = [{"seq": s, "name": n, "input": i} for s, n, i in self.unsent]
-        self.sent.update(s for s, _, _ in self.unsent)
+        # Cancellation is noticed here rather than through a callback on every call.
+        cancelled = [seq for seq in self.sent if self._abandoned(seq)]
+        for seq in cancelled:
+            self.sent.discard(seq)
+            self.waiters.pop(seq, None)
+        calls = []
+        for call in self.unsent:
+            seq = call[0]
+            if self._abandoned(seq):
+                self.waiters.pop(seq, None)
+            else:
+                calls.append(call)
+                self.sent.add(seq)
         self.unsent = []
-        cancelled, self.cancelled = self.cancelled, []
         return {"kind": "pending", "calls": calls, "cancelled": cancelled, "wake_after_ns": wake_after_ns}
 
     def apply(self, results):
-        """Settles futures from the host's results; unknown or stale seqs are ignored."""
+        """Settles waiters from the host's results ([seq, text] or [seq, null, error]);
+        unknown or stale seqs are ignored."""
+        waiters, sent = self.waiters, self.sent
         for result in results:
-            seq = result.get("seq")
-            if seq not in self.sent:
+            seq = result[0]
+            waiter = waiters.pop(seq, None)
+            if waiter is None:
                 continue
-            self.sent.discard(seq)
-            fut = self.futures.pop(seq, None)
-            if fut is None or fut.done():
-                continue
-            error = result.get("error")
-            if error is not None:
-                fut.set_exception(sluice._error_from_host(error))
+            sent.discard(seq)
+            if len(result) > 2:
+                value, failed = sluice._error_from_host(result[2]), True
             else:
-                content = result.get("content")
-                fut.set_result(content if isinstance(content, str) else "")
+                value, failed = result[1], False
+                if type(value) is not str:
+                    value = ""
+            if type(waiter) is tuple:
+                waiter[0]._settle(waiter[1], value, failed)
+            elif not waiter.done():
+                if failed:
+                    waiter.set_exception(value)
+                else:
+                    waiter.set_result(value)
 
 
 class _Deadlock(Exception):
@@ -140,6 +161,8 @@ class SluiceLoop(events.AbstractEventLoop):
     """
 
     def __init__(self):
+        # Native futures ask their loop get_debug() on creation: answer without a Python call.
+        self.get_debug = bool
         self._ready = collections.deque()
         self._timers = []
         self._running = False
@@ -207,6 +230,7 @@ class SluiceLoop(events.AbstractEventLoop):
 
     def set_debug(self, enabled):
         self._debug = bool(enabled)
+        self.get_debug = (lambda: True) if self._debug else bool
 
     def is_running(self):
         return self._running
@@ -378,37 +402,40 @@ def _called_from_cell_top_level():
 
 
 def _run_nested(main):
-    """Runs `main` to its end on a fresh loop inside the running cell (the blocking path)."""
+    """Runs `main` to its end on a fresh loop, inside whatever is running (the blocking path)."""
     outer = events._get_running_loop()
-    outer_task = tasks._swap_current_task(outer, None)
+    outer_task = tasks._swap_current_task(outer, None) if outer is not None else None
     loop = SluiceLoop()
     events._set_running_loop(None)
     try:
         return loop.run_until_complete(main)
     finally:
+        _cancel_leftovers(loop)
         loop.close()
         events._set_running_loop(outer)
-        tasks._swap_current_task(outer, outer_task)
-
-
-_original_run = asyncio.runners.run
+        if outer is not None:
+            tasks._swap_current_task(outer, outer_task)
 
 
 def _run(main, *, debug=None, loop_factory=None):
-    if events._get_running_loop() is not None and _called_from_cell_top_level():
-        return _run_nested(main)
-    return _original_run(main, debug=debug, loop_factory=loop_factory)
+    """`asyncio.run` for the sandbox (CPython's Runner needs signals WASI does not have)."""
+    if events._get_running_loop() is not None and not _called_from_cell_top_level():
+        raise RuntimeError("asyncio.run() cannot be called from a running event loop")
+    if not asyncio.iscoroutine(main):
+        raise ValueError(f"a coroutine was expected, got {main!r}")
+    return _run_nested(main)
 
 
-_run.__doc__ = _original_run.__doc__
-_run.__wrapped__ = _original_run
+_run.__doc__ = asyncio.runners.run.__doc__
 
 
 # -- tools -------------------------------------------------------------------------------
 def call_tool(name, input_json):
     """A future for one tool call, answered when the host resumes the guest."""
     loop = events.get_running_loop()
-    return _calls.add(loop, name, input_json)
+    fut = _Future(loop=loop)
+    _calls.register(name, input_json, fut)
+    return fut
 
 
 def bind_input(name, params, args, kwargs):
@@ -425,44 +452,181 @@ def bind_input(name, params, args, kwargs):
             data[key] = value
     else:
         data = dict(kwargs)
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise TypeError(f"{name}() takes a dict of arguments, not {type(data).__name__}")
     try:
-        return _sluice_abi.dumps(data)
+        return _dumps(data)
     except ValueError as exc:
         raise TypeError(f"{name}() arguments must be JSON data: {exc}") from None
+
+
+_CONSUMED = object()
+
+
+class _ToolCall:
+    """What calling a tool returns: a coroutine that makes one call.
+
+    Written out instead of an `async def` because it is the hot path of every script: a
+    gather of these needs no Task, no coroutine frame and no future per call (see
+    `_gather`), and a lone `await` costs one future. It is registered as a
+    `collections.abc.Coroutine`, so `create_task`, `wait_for` and `ensure_future` take it.
+    """
+
+    __slots__ = ("_name", "_input_json", "_error", "_fut", "__weakref__")
+
+    def __init__(self, name, input_json, error):
+        self._name = name
+        self._input_json = input_json
+        self._error = error
+        self._fut = None
+
+    def __repr__(self):
+        return f"<tool call {self._name}>"
+
+    def __await__(self):
+        return self
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.send(None)
+
+    def send(self, value):
+        fut = self._fut
+        if fut is None:
+            if self._error is not None:
+                self._fut = _CONSUMED
+                raise self._error
+            loop = _get_running_loop()
+            if loop is None:
+                raise RuntimeError(f"{self._name}() must be awaited inside a running event loop")
+            fut = self._fut = _Future(loop=loop)
+            _calls.register(self._name, self._input_json, fut)
+        elif fut is _CONSUMED:
+            raise RuntimeError("cannot reuse already awaited coroutine")
+        if not fut.done():
+            fut._asyncio_future_blocking = True
+            return fut
+        self._fut = _CONSUMED
+        raise StopIteration(fut.result())
+
+    def throw(self, typ, val=None, tb=None):
+        if val is None:
+            val = typ() if isinstance(typ, type) else typ
+        self.close()
+        raise val
+
+    def close(self):
+        fut, self._fut = self._fut, _CONSUMED
+        if fut is not None and fut is not _CONSUMED and not fut.done():
+            fut.cancel()
+
+    @property
+    def cr_running(self):
+        return False
+
+    @property
+    def __name__(self):
+        return self._name
+
+
+collections.abc.Coroutine.register(_ToolCall)
 
 
 def _make_tool(name, params, doc):
     params = tuple(params)
 
-    async def tool(*args, **kwargs):
-        return await call_tool(name, bind_input(name, params, args, kwargs))
+    def tool(*args, **kwargs):
+        if not kwargs and len(args) == 1 and type(args[0]) is dict:
+            try:
+                return _ToolCall(name, _dumps(args[0]), None)
+            except ValueError as exc:
+                return _ToolCall(name, None, TypeError(f"{name}() arguments must be JSON data: {exc}"))
+        try:
+            return _ToolCall(name, bind_input(name, params, args, kwargs), None)
+        except TypeError as exc:
+            return _ToolCall(name, None, exc)
 
+    inspect.markcoroutinefunction(tool)
     tool.__name__ = tool.__qualname__ = name
     tool.__doc__ = doc or f"Calls the tool {name!r}; returns its result text."
     setattr(tool, _TOOL_MARK, name)
     return tool
 
 
+class _ToolGather(futures.Future):
+    """`gather` over plain tool calls: the host's results fill it directly (see
+    `_Calls.apply`), with no Task, future or done callback per call."""
+
+    def __init__(self, count, return_exceptions, *, loop):
+        super().__init__(loop=loop)
+        self._results = [None] * count
+        self._remaining = count
+        self._return_exceptions = return_exceptions
+
+    def _settle(self, index, value, failed):
+        if self.done():
+            return
+        if failed and not self._return_exceptions:
+            self.set_exception(value)
+            return
+        self._results[index] = value
+        self._remaining -= 1
+        if not self._remaining:
+            self.set_result(self._results)
+
+
+_original_gather = tasks.gather
+
+
+def _gather(*coros_or_futures, return_exceptions=False):
+    """`asyncio.gather`, with a fast path when every argument is a fresh tool call."""
+    fast = bool(coros_or_futures)
+    for call in coros_or_futures:
+        if type(call) is not _ToolCall or call._fut is not None or call._error is not None:
+            fast = False
+            break
+    if not fast or len(set(map(id, coros_or_futures))) != len(coros_or_futures):
+        return _original_gather(*coros_or_futures, return_exceptions=return_exceptions)
+    group = _ToolGather(len(coros_or_futures), return_exceptions, loop=events.get_running_loop())
+    register = _calls.register
+    for index, call in enumerate(coros_or_futures):
+        call._fut = _CONSUMED
+        register(call._name, call._input_json, (group, index))
+    return group
+
+
+_gather.__doc__ = _original_gather.__doc__
+
+
 def _python_name(name):
+    if name.isidentifier() and not keyword.iskeyword(name):
+        return name
     ident = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
     if not ident or ident[0].isdigit():
         ident = "_" + ident
-    import keyword
-
     return ident + "_" if keyword.iskeyword(ident) else ident
 
 
+_bound_tools = {}  # python name -> (spec key, function) of the tools bound last time
+
+
 def _bind_tools(namespace, tool_specs):
-    for key, value in list(namespace.items()):
-        if getattr(value, _TOOL_MARK, None) is not None:
-            del namespace[key]
+    """Binds each tool as a global; unchanged bindings are left alone (this runs every cell)."""
+    wanted = {}
     for spec in tool_specs:
         name = spec["name"]
-        namespace[_python_name(name)] = _make_tool(name, spec.get("params") or (), spec.get("description"))
+        key = (name, tuple(spec.get("params") or ()), spec.get("description"))
+        wanted[_python_name(name)] = key
+    for py_name, (key, fn) in list(_bound_tools.items()):
+        if wanted.get(py_name) != key or namespace.get(py_name) is not fn:
+            if namespace.get(py_name) is fn:
+                del namespace[py_name]
+            del _bound_tools[py_name]
+    for py_name, key in wanted.items():
+        if py_name not in _bound_tools:
+            fn = _make_tool(key[0], key[1], key[2])
+            namespace[py_name] = fn
+            _bound_tools[py_name] = (key, fn)
 
 
 # -- cells -------------------------------------------------------------------------------
@@ -492,17 +656,28 @@ class _RunRewriter(ast.NodeTransformer):
 
 def _compile_cell(source, filename):
     """(body code, trailing-expression code or None); either may be a coroutine code."""
-    tree = ast.parse(source, filename, "exec")
-    tree = ast.fix_missing_locations(_RunRewriter().visit(tree))
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    if "run" in source and "asyncio" in source:
+        return _compile_rewritten(source, filename, flags)
+    split = _sluice_abi.split_cell(source)
+    body_source, expr_source = split if split is not None else (source, None)
+    body = compile(body_source, filename, "exec", flags=flags, dont_inherit=True)
+    expr = None
+    if expr_source is not None:
+        expr = compile(expr_source, filename, "eval", flags=flags, dont_inherit=True)
+    return body, expr
+
+
+def _compile_rewritten(source, filename, flags):
+    """The slower path through a Python AST, for cells that may call `asyncio.run`."""
+    tree = ast.fix_missing_locations(_RunRewriter().visit(ast.parse(source, filename, "exec")))
     expr = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         expr = ast.Expression(tree.body.pop().value)
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
-    expr_code = None
     if expr is not None:
-        expr_code = compile(expr, filename, "eval", flags=flags, dont_inherit=True)
-    return body, expr_code
+        expr = compile(expr, filename, "eval", flags=flags, dont_inherit=True)
+    return body, expr
 
 
 def _is_coroutine_code(code):
@@ -595,13 +770,12 @@ def _leftover_tasks(loop):
     return [t for t in tasks.all_tasks(loop) if not t.done()]
 
 
-def _finish_async(execution):
-    """The main task is done: cancel what it left running, then report its outcome."""
-    loop, main = execution.loop, execution.main
+def _cancel_leftovers(loop):
+    """Cancels tasks the script left running and lets them unwind, as asyncio.run does."""
     for _ in range(CANCEL_ROUNDS):
         leftovers = _leftover_tasks(loop)
         if not leftovers:
-            break
+            return
         for task in leftovers:
             task.cancel()
         loop._enter()
@@ -609,6 +783,12 @@ def _finish_async(execution):
             loop._run_ready()
         finally:
             loop._leave()
+
+
+def _finish_async(execution):
+    """The main task is done: cancel what it left running, then report its outcome."""
+    loop, main = execution.loop, execution.main
+    _cancel_leftovers(loop)
     if main.cancelled():
         return _done(exc=asyncio.CancelledError("the script's main task was cancelled"))
     exc = main.exception()
@@ -620,7 +800,7 @@ def _step(execution):
         frame = execution.loop.drive(execution.main.done)
     except _Deadlock:
         execution.main.cancel()
-        _finish_async(execution)
+        _cancel_leftovers(execution.loop)
         return _done(exc=RuntimeError("every task is waiting and nothing can wake it (deadlock)"))
     if frame is not None:
         return frame
@@ -693,6 +873,34 @@ def _clamped_setrecursionlimit(original):
     return setrecursionlimit
 
 
+_WARM_UP_CELLS = (
+    "a = 1",
+    "b = [a, a + 1]\ndef f(x):\n    return x * 2\nf(b[1])",
+    "import json\ns = json.dumps({'b': b})\nlen(s)",
+    "import asyncio\nasync def g():\n    await asyncio.sleep(0)\n    return 1\nawait g()",
+)
+
+
+def _warm_up():
+    """Runs a few typical cells before the snapshot so that what they initialize lazily is
+    in the image, then forgets them: containers start as if nothing had run."""
+    global _executions_started, _seeded
+    warm = type(sys)("__main__")
+    warm.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = warm
+    for cell in _WARM_UP_CELLS:
+        frame = _execute({"op": "execute", "code": cell, "tools": []})
+        if frame.get("kind") != "done" or frame.get("return_code") != 0:
+            raise RuntimeError(f"warm-up cell failed: {frame}")
+    for name in list(_cell_names):
+        linecache.cache.pop(name, None)
+    _cell_names.clear()
+    _executions_started = 0
+    _seeded = False
+    _calls.__init__()
+    sluice._counts.clear()
+
+
 def preinit(boot):
     """Runs once, before the image is snapshotted: everything here is shared by every container."""
     import importlib
@@ -705,6 +913,12 @@ def preinit(boot):
     sys.setrecursionlimit = _clamped_setrecursionlimit(sys.setrecursionlimit)
     events._set_event_loop_policy(_Policy())
     asyncio.run = asyncio.runners.run = _run
+    asyncio.gather = tasks.gather = _gather
+    _warm_up()
     main = type(sys)("__main__")
     main.__dict__["__builtins__"] = __builtins__
     sys.modules["__main__"] = main
+    # Everything alive now is shared by every container through the image: move it out of
+    # the collector's reach, so collections neither scan it nor dirty its pages.
+    gc.collect()
+    gc.freeze()

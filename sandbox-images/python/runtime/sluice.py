@@ -82,4 +82,5 @@ async def call_tool(name, input=None, **kwargs):
     """Calls a tool by name; the same as awaiting the tool's own function."""
     import _sluice_runtime
 
-    return await _sluice_runtime.call_tool(name, _sluice_runtime.bind_input(name, (), input, kwargs))
+    args = () if input is None else (input,)
+    return await _sluice_runtime.call_tool(name, _sluice_runtime.bind_input(name, (), args, kwargs))

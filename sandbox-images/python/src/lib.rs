@@ -100,8 +100,7 @@ mod _sluice_abi {
             return Err(vm.new_value_error("fd must be 1 or 2"));
         }
         let mut file = ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
-        file.write_all(text.as_wtf8().as_bytes())
-            .map_err(|e| vm.new_os_error(e.to_string()))
+        file.write_all(text.as_wtf8().as_bytes()).map_err(|e| vm.new_os_error(e.to_string()))
     }
 
     /// Blocks inside the host until it answers the pending calls in `frame`.
@@ -115,6 +114,26 @@ mod _sluice_abi {
         let answer = super::read_host_frame(len, |p, n| unsafe { super::host::take(p, n) })
             .ok_or_else(|| vm.new_runtime_error("the host refused to answer"))?;
         super::from_json(vm, &answer)
+    }
+
+    /// Splits a cell into its body and trailing expression statement, REPL style, so both
+    /// compile straight from source (building a Python AST and compiling it is several
+    /// times slower). `None` when the source does not parse: compiling it reports why.
+    #[pyfunction]
+    fn split_cell(source: PyStrRef, vm: &VirtualMachine) -> PyObjectRef {
+        let Some(text) = source.to_str() else { return vm.ctx.none() };
+        let Ok(parsed) = ruff_pin_parser::parse_module(text) else { return vm.ctx.none() };
+        let split = match parsed.syntax().body.last() {
+            Some(ruff_pin_ast::Stmt::Expr(last)) => {
+                use ruff_pin_ts::Ranged;
+                let (start, end) = (usize::from(last.start()), usize::from(last.end()));
+                let lines_before = text[..start].matches('\n').count();
+                let expr = format!("{}{}", "\n".repeat(lines_before), &text[start..end]);
+                (text[..start].to_owned(), Some(expr))
+            }
+            _ => (text.to_owned(), None),
+        };
+        vm.new_pyobj(split)
     }
 
     /// Fast JSON encoding of plain data (dict, list, str, int, float, bool, None).
@@ -164,9 +183,8 @@ fn preinit() -> Result<(), String> {
     let dispatch = interpreter.enter(|vm| {
         let run = || -> PyResult<PyObjectRef> {
             let scope = vm.new_scope_with_builtins();
-            let code = vm
-                .compile(LOADER, Mode::Exec, "<sluice:loader>")
-                .map_err(|e| e.into_pyexception(vm, Some(LOADER)))?;
+            let code =
+                vm.compile(LOADER, Mode::Exec, "<sluice:loader>").map_err(|e| e.into_pyexception(vm, Some(LOADER)))?;
             vm.run_code_obj(code, scope.clone())?;
             let load = scope.globals.get_item("load", vm)?;
             load.call((from_json(vm, &boot)?,), vm)
@@ -213,9 +231,7 @@ pub extern "C" fn sluice_step(len: u32) -> u64 {
                 to_json(vm, &response)
             };
             step().unwrap_or_else(|e| {
-                serde_json::json!({"kind": "fault", "message": format_exception(vm, &e)})
-                    .to_string()
-                    .into_bytes()
+                serde_json::json!({"kind": "fault", "message": format_exception(vm, &e)}).to_string().into_bytes()
             })
         })
     });

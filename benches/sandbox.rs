@@ -1,0 +1,210 @@
+//! The sandbox core's figures, printed as a table (medians of many runs, one process).
+//!
+//! Run with `cargo bench --bench sandbox`. Figures are wall-clock medians on this machine;
+//! the targets are those of the sandbox-core issue.
+
+use sluice::sandbox::{CallResult, GuestTool};
+use sluice::{Container, ExecuteRequest, Limits, Sandbox, SandboxConfig, Step};
+use std::time::{Duration, Instant};
+
+const COLD_RUNS: usize = 200;
+const WARM_RUNS: usize = 2_000;
+const REPL_RUNS: usize = 200;
+const GATHER_RUNS: usize = 21;
+const GATHER_CALLS: usize = 1_000;
+const IDLE_CONTAINERS: usize = 100;
+
+const REPL_CELLS: [&str; 10] = [
+    "a = 1",
+    "b = a + 1",
+    "c = [a, b]",
+    "def f(x):\n    return x * 2",
+    "d = f(c[1])",
+    "e = {'d': d}",
+    "import json",
+    "s = json.dumps(e)",
+    "t = len(s)",
+    "t",
+];
+
+struct Figure {
+    name: &'static str,
+    unit: &'static str,
+    samples: Vec<f64>,
+    target: Option<f64>,
+}
+
+impl Figure {
+    fn stats(&self) -> (f64, f64, f64) {
+        let mut v = self.samples.clone();
+        v.sort_by(|a, b| a.total_cmp(b));
+        let median = if v.len() % 2 == 1 { v[v.len() / 2] } else { (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0 };
+        (median, v[0], v[v.len() - 1])
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+async fn exec(container: &mut Container, code: &str, tools: &[GuestTool]) -> Step {
+    let request = ExecuteRequest { code, tools, limits: Limits::default(), now_ns: None };
+    container.execute(request).await.expect("execute")
+}
+
+fn finished(step: Step) {
+    match step {
+        Step::Finished(outcome) => assert_eq!(outcome.return_code, 0, "{}", outcome.stderr),
+        Step::Pending(_) => panic!("unexpected pause"),
+    }
+}
+
+/// A `/proc/self/status` figure in bytes (`VmRSS`, `RssAnon`, ...).
+fn status_bytes(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field).and_then(|rest| rest.strip_prefix(':')))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+async fn cold_start(sandbox: &Sandbox) -> Figure {
+    let mut samples = Vec::with_capacity(COLD_RUNS);
+    for _ in 0..COLD_RUNS {
+        let started = Instant::now();
+        let mut container = sandbox.create_container().await.expect("container");
+        finished(exec(&mut container, "x = 1 + 1", &[]).await);
+        samples.push(ms(started.elapsed()));
+    }
+    Figure { name: "new container + first `x = 1 + 1`", unit: "ms", samples, target: Some(2.0) }
+}
+
+async fn warm_exec(sandbox: &Sandbox) -> Figure {
+    let mut container = sandbox.create_container().await.expect("container");
+    finished(exec(&mut container, "x = 0", &[]).await);
+    let mut samples = Vec::with_capacity(WARM_RUNS);
+    for _ in 0..WARM_RUNS {
+        let started = Instant::now();
+        finished(exec(&mut container, "x = 1 + 1", &[]).await);
+        samples.push(ms(started.elapsed()));
+    }
+    Figure { name: "`x = 1 + 1` on a warm container", unit: "ms", samples, target: Some(0.1) }
+}
+
+async fn repl_session(sandbox: &Sandbox) -> Figure {
+    let mut samples = Vec::with_capacity(REPL_RUNS);
+    for _ in 0..REPL_RUNS {
+        let mut container = sandbox.create_container().await.expect("container");
+        let started = Instant::now();
+        for cell in REPL_CELLS {
+            finished(exec(&mut container, cell, &[]).await);
+        }
+        samples.push(ms(started.elapsed()));
+    }
+    Figure { name: "ten dependent REPL executions, one container", unit: "ms", samples, target: Some(2.0) }
+}
+
+/// Time per call of a gather of N calls that the host answers at once, in microseconds.
+async fn gather_per_call(sandbox: &Sandbox, calls: usize) -> Vec<f64> {
+    let tools = [GuestTool { name: "echo".into(), params: vec![], description: None }];
+    let code = format!("import asyncio\nr = await asyncio.gather(*(echo({{'i': i}}) for i in range({calls})))\nlen(r)");
+    let mut container = sandbox.create_container().await.expect("container");
+    let mut samples = Vec::with_capacity(GATHER_RUNS);
+    for _ in 0..GATHER_RUNS {
+        let started = Instant::now();
+        let mut step = exec(&mut container, &code, &tools).await;
+        while let Step::Pending(pending) = step {
+            let results: Vec<CallResult> = pending.calls.iter().map(|c| CallResult::ok(c.seq, "ok")).collect();
+            step = container.resume(&results, None).await.expect("resume");
+        }
+        finished(step);
+        samples.push(ms(started.elapsed()) * 1e3 / calls.max(1) as f64);
+    }
+    samples
+}
+
+/// Private memory (anonymous pages: what the containers wrote) and all resident pages (which
+/// also counts each container's mapping of the shared image pages it read) per container.
+async fn idle_memory(sandbox: &Sandbox) -> (Figure, Figure, usize) {
+    let mut containers = Vec::with_capacity(IDLE_CONTAINERS);
+    let (anon_before, rss_before) = (status_bytes("RssAnon"), status_bytes("VmRSS"));
+    for i in 0..IDLE_CONTAINERS {
+        let mut container = sandbox.create_container().await.expect("container");
+        finished(
+            exec(&mut container, &format!("rows = [{{'i': j}} for j in range({i} + 100)]\ntotal = len(rows)"), &[])
+                .await,
+        );
+        containers.push(container);
+    }
+    let per_container =
+        |after: u64, before: u64| after.saturating_sub(before) as f64 / IDLE_CONTAINERS as f64 / (1 << 20) as f64;
+    let private = per_container(status_bytes("RssAnon"), anon_before);
+    let resident = per_container(status_bytes("VmRSS"), rss_before);
+    let linear = containers[0].memory_bytes();
+    let private = Figure {
+        name: "private memory added per idle container",
+        unit: "MiB",
+        samples: vec![private],
+        target: Some(2.0),
+    };
+    let resident = Figure {
+        name: "  resident incl. shared image pages mapped",
+        unit: "MiB",
+        samples: vec![resident],
+        target: None,
+    };
+    (private, resident, linear)
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    runtime.block_on(async {
+        let started = Instant::now();
+        let sandbox = Sandbox::new(SandboxConfig::default()).await.expect("sandbox");
+        eprintln!("sandbox ready in {:.1} ms (image {})", ms(started.elapsed()), &sandbox.image_hash()[..12]);
+        // Warm-up: page in the image and the allocator's arenas.
+        for _ in 0..20 {
+            let mut c = sandbox.create_container().await.expect("container");
+            finished(exec(&mut c, "x = 1 + 1", &[]).await);
+        }
+        let mut figures = vec![cold_start(&sandbox).await, warm_exec(&sandbox).await, repl_session(&sandbox).await];
+        let with_calls = gather_per_call(&sandbox, GATHER_CALLS).await;
+        let empty: Vec<f64> = gather_per_call(&sandbox, 0).await;
+        let baseline_us = Figure { name: "", unit: "", samples: empty, target: None }.stats().0;
+        let marginal: Vec<f64> =
+            with_calls.iter().map(|per_call| per_call - baseline_us / GATHER_CALLS as f64).collect();
+        figures.push(Figure {
+            name: "per call, gather of 1,000 answered at once",
+            unit: "us",
+            samples: with_calls,
+            target: Some(20.0),
+        });
+        figures.push(Figure {
+            name: "  same, minus an empty gather's time",
+            unit: "us",
+            samples: marginal,
+            target: Some(20.0),
+        });
+        let (private, resident, linear) = idle_memory(&sandbox).await;
+        figures.push(private);
+        figures.push(resident);
+
+        println!("| figure | median | min | max | target | |");
+        println!("| --- | ---: | ---: | ---: | ---: | --- |");
+        for figure in &figures {
+            let (median, min, max) = figure.stats();
+            let (target, verdict) = match figure.target {
+                Some(t) => (format!("<= {t} {}", figure.unit), if median <= t { "ok" } else { "MISSED" }),
+                None => (String::new(), ""),
+            };
+            let u = figure.unit;
+            println!("| {} | {median:.3} {u} | {min:.3} {u} | {max:.3} {u} | {target} | {verdict} |", figure.name);
+        }
+        println!(
+            "\n{} samples per latency figure; idle-memory figure from {IDLE_CONTAINERS} containers (linear memory each: {:.1} MiB, shared copy-on-write with the image).",
+            COLD_RUNS,
+            linear as f64 / (1 << 20) as f64
+        );
+    });
+}

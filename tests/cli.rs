@@ -1,0 +1,99 @@
+//! `sluice run` as a user runs it: the real binary, files on disk, exit codes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self { dir }
+    }
+
+    fn file(&self, name: &str, text: &str) -> String {
+        let path = self.dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    }
+}
+
+fn sluice(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sluice")).args(args).output().expect("sluice runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn run_prints_output_and_exits_with_the_return_code() {
+    let s = Scratch::new("ok");
+    let ok = sluice(&["run", &s.file("ok.py", "import sys\nprint('out')\nprint('err', file=sys.stderr)\n")]);
+    assert_eq!((ok.status.code(), text(&ok.stdout), text(&ok.stderr)), (Some(0), "out\n".into(), "err\n".into()));
+
+    let failing = sluice(&["run", &s.file("fail.py", "print('before')\n{}['k']\n")]);
+    assert_eq!(failing.status.code(), Some(1));
+    assert_eq!(text(&failing.stdout), "before\n");
+    assert!(text(&failing.stderr).contains("KeyError: 'k'"), "{}", text(&failing.stderr));
+}
+
+#[test]
+fn run_answers_tools_from_a_file_in_call_order() {
+    let s = Scratch::new("answers");
+    let script = s.file(
+        "audit.py",
+        "import asyncio, json\nasync def main():\n    team = json.loads(await get_team_members({'department': 'eng'}))\n    \
+         results = await asyncio.gather(*[get_expenses({'employee_id': m['id']}) for m in team])\n    \
+         print([sum(e['amount'] for e in json.loads(r)) for r in results])\nasyncio.run(main())\n",
+    );
+    let answers = s.file(
+        "answers.json",
+        r#"{"get_team_members": "[{\"id\": \"a\"}, {\"id\": \"b\"}]", "get_expenses": [[{"amount": 1}, {"amount": 2}], [{"amount": 5}]]}"#,
+    );
+    let out = sluice(&["run", &script, "--answers", &answers]);
+    assert_eq!(text(&out.stdout), "[3, 5]\n", "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn run_respects_tool_definitions_and_refuses_direct_only_tools() {
+    let s = Scratch::new("tools");
+    let tools = s.file("tools.json", r#"{"tools": [{"name": "send_email", "allowed_callers": ["direct"]}]}"#);
+    let answers = s.file("answers.json", r#"{"send_email": "sent"}"#);
+    let script = s.file(
+        "send.py",
+        "import sluice\ntry:\n    await send_email({})\nexcept sluice.ToolNotAllowedError as e:\n    print(e.code)\n",
+    );
+    let out = sluice(&["run", &script, "--tools", &tools, "--answers", &answers]);
+    assert_eq!(text(&out.stdout), "not_allowed\n", "{}", text(&out.stderr));
+}
+
+#[test]
+fn run_exits_3_naming_the_limit_and_keeps_earlier_output() {
+    let s = Scratch::new("limit");
+    let out =
+        sluice(&["run", &s.file("spin.py", "print('started')\nwhile True:\n    pass\n"), "--limit", "time_ms=200"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(text(&out.stdout), "started\n");
+    assert!(text(&out.stderr).contains("execution_time_exceeded"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn run_reports_bad_input_with_exit_2() {
+    let s = Scratch::new("bad");
+    let script = s.file("x.py", "print(1)\n");
+    for args in [
+        vec!["run", "/definitely/missing.py"],
+        vec!["run", script.as_str(), "--limit", "cpu=1"],
+        vec!["run", script.as_str(), "--limit", "time_ms=999999999"],
+        vec!["run", script.as_str(), "--answers", script.as_str()],
+    ] {
+        let out = sluice(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).starts_with("sluice: "), "{args:?}: {}", text(&out.stderr));
+    }
+}

@@ -1,0 +1,202 @@
+//! The sandbox's Rust API: pauses and results, rollback, isolation and determinism.
+
+mod common;
+
+use sluice::sandbox::{CallResult, GuestTool, Pending, ToolFailure};
+use sluice::{Container, ExecuteRequest, Limits, Outcome, Step};
+use std::time::{Duration, Instant};
+
+fn tool(name: &str) -> GuestTool {
+    GuestTool { name: name.into(), params: vec![], description: None }
+}
+
+async fn container() -> Container {
+    common::sandbox().create_container().await.expect("container")
+}
+
+async fn run(container: &mut Container, code: &str) -> Outcome {
+    run_with(container, code, Limits::default()).await
+}
+
+async fn run_with(container: &mut Container, code: &str, limits: Limits) -> Outcome {
+    let request = ExecuteRequest { code, tools: &[], limits, now_ns: None };
+    finished(container.execute(request).await.expect("execute"))
+}
+
+fn finished(step: Step) -> Outcome {
+    match step {
+        Step::Finished(outcome) => outcome,
+        Step::Pending(p) => panic!("unexpected pause: {p:?}"),
+    }
+}
+
+/// Starts `code` with the given tools and expects it to pause on tool calls.
+async fn pause(container: &mut Container, code: &str, tools: &[GuestTool], limits: Limits) -> Pending {
+    let request = ExecuteRequest { code, tools, limits, now_ns: None };
+    match container.execute(request).await.expect("execute") {
+        Step::Pending(pending) => pending,
+        Step::Finished(outcome) => panic!("expected a pause, got {outcome:?}"),
+    }
+}
+
+async fn resume(container: &mut Container, results: &[CallResult]) -> Outcome {
+    finished(container.resume(results, None).await.expect("resume"))
+}
+
+#[tokio::test]
+async fn state_persists_and_trailing_expression_is_returned() {
+    let mut c = container().await;
+    let first = run(&mut c, "x = 1 + 1\ndef double(v):\n    return v * 2\nimport math").await;
+    assert_eq!((first.return_code, first.value_repr.as_deref()), (0, None));
+    let second = run(&mut c, "double(x) + math.floor(2.5)").await;
+    assert_eq!(second.value_repr.as_deref(), Some("6"));
+    let none = run(&mut c, "None").await;
+    assert_eq!(none.value_repr, None);
+    assert_eq!(c.executions(), 3);
+}
+
+#[tokio::test]
+async fn gather_pauses_once_with_every_call_and_resumes_with_results() {
+    let mut c = container().await;
+    let tools = [tool("fetch")];
+    let code = "import asyncio\nr = await asyncio.gather(*(fetch({'i': i}) for i in range(5)))\nprint(r)";
+    let pending = pause(&mut c, code, &tools, Limits::default()).await;
+    assert_eq!(pending.calls.len(), 5);
+    assert!(!pending.blocking, "top-level await returns to the host");
+    assert_eq!(pending.calls[3].input["i"], 3);
+    assert!(c.is_running());
+    // A second execution while one is in flight is refused.
+    let busy = c.execute(ExecuteRequest { code: "1", tools: &[], limits: Limits::default(), now_ns: None }).await;
+    assert!(matches!(busy, Err(sluice::sandbox::SandboxError::Busy)));
+    // Answer in reverse order; results are matched by seq.
+    let results: Vec<CallResult> =
+        pending.calls.iter().rev().map(|c| CallResult::ok(c.seq, format!("r{}", c.input["i"]))).collect();
+    let outcome = resume(&mut c, &results).await;
+    assert_eq!(outcome.stdout, "['r0', 'r1', 'r2', 'r3', 'r4']\n");
+    assert_eq!(outcome.tool_calls, 5);
+    assert!(!c.is_running());
+}
+
+#[tokio::test]
+async fn error_results_raise_typed_exceptions_with_code_and_details() {
+    let mut c = container().await;
+    let tools = [tool("charge")];
+    let code = "import sluice\ntry:\n    await charge({})\nexcept sluice.ToolInputError as e:\n    print(type(e).__name__, e.code, e.details['pointer'], e)";
+    let p = pause(&mut c, code, &tools, Limits::default()).await;
+    let mut failure = ToolFailure::new("invalid_input", "amount must be a number");
+    failure.details = serde_json::json!({"pointer": "/amount"});
+    let outcome = resume(&mut c, &[CallResult::failed(p.calls[0].seq, failure)]).await;
+    assert_eq!(outcome.stdout, "ToolInputError invalid_input /amount amount must be a number\n");
+}
+
+#[tokio::test]
+async fn pending_timeout_surfaces_as_timeout_error_in_the_script() {
+    let mut c = container().await;
+    let tools = [tool("slow")];
+    let code = "try:\n    await slow({})\nexcept TimeoutError as e:\n    print('TimeoutError', type(e).__name__)";
+    let p = pause(&mut c, code, &tools, Limits::default()).await;
+    let late = CallResult::failed(p.calls[0].seq, ToolFailure::new("timeout", "no answer within 270000 ms"));
+    let outcome = resume(&mut c, &[late]).await;
+    assert_eq!(outcome.stdout, "TimeoutError ToolTimeoutError\n");
+}
+
+#[tokio::test]
+async fn time_waiting_for_tools_does_not_count_against_the_time_limit() {
+    let mut c = container().await;
+    let tools = [tool("slow")];
+    let limits = Limits { time_ms: 300, ..Limits::default() };
+    let code = "print(await slow({}))";
+    let p = pause(&mut c, code, &tools, limits).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let outcome = resume(&mut c, &[CallResult::ok(p.calls[0].seq, "done")]).await;
+    assert_eq!((outcome.stdout.as_str(), outcome.stop.as_ref()), ("done\n", None));
+    assert!(outcome.run_time < Duration::from_millis(300), "{:?}", outcome.run_time);
+}
+
+#[tokio::test]
+async fn blocking_path_reports_pending_calls_and_resumes() {
+    let mut c = container().await;
+    let tools = [tool("fetch")];
+    let code = "import asyncio\ndef helper():\n    return asyncio.run(fetch({}))\nprint(helper())";
+    let p = pause(&mut c, code, &tools, Limits::default()).await;
+    assert!(p.blocking, "a loop inside a function call waits in the host");
+    let outcome = resume(&mut c, &[CallResult::ok(p.calls[0].seq, "blocked-ok")]).await;
+    assert_eq!(outcome.stdout, "blocked-ok\n");
+    // The container is usable afterwards and kept the function.
+    assert_eq!(run(&mut c, "helper.__name__").await.value_repr.as_deref(), Some("'helper'"));
+}
+
+#[tokio::test]
+async fn a_stopped_execution_rolls_back_even_after_earlier_tool_calls() {
+    let mut c = container().await;
+    let tools = [tool("fetch")];
+    let setup = "import random\nrows = [await fetch({})]\nstate = {'n': 1}\nr = random.random()";
+    let p = pause(&mut c, setup, &tools, Limits::default()).await;
+    let done = resume(&mut c, &[CallResult::ok(p.calls[0].seq, "row")]).await;
+    assert_eq!(done.return_code, 0);
+    let before = run(&mut c, "(rows, state, r)").await.value_repr;
+
+    let limits = Limits { time_ms: 200, ..Limits::default() };
+    let stopped = run_with(&mut c, "state['n'] = 2\nrows.append('x')\nwhile True:\n    pass", limits).await;
+    assert_eq!(stopped.stop.as_ref().map(|s| s.code()), Some("execution_time_exceeded"));
+    assert_ne!(stopped.return_code, 0);
+    assert!(stopped.stderr.contains("execution_time_exceeded"));
+
+    let after = run(&mut c, "(rows, state, r)").await.value_repr;
+    assert_eq!(after, before, "the container is exactly as before the stopped execution");
+    // Randomness continues as it would have: the rebuilt container replayed the same draws.
+    let next = run(&mut c, "random.random()").await.value_repr;
+    assert!(next.is_some());
+}
+
+#[tokio::test]
+async fn a_memory_bomb_is_stopped_and_memory_comes_back() {
+    let mut c = container().await;
+    run(&mut c, "keep = 'still here'").await;
+    let baseline = c.memory_bytes();
+    let limits = Limits { memory_bytes: 128 << 20, ..Limits::default() };
+    let bomb = run_with(&mut c, "x = []\nwhile True:\n    x.append(bytearray(4 << 20))", limits).await;
+    assert_eq!(bomb.stop.as_ref().map(|s| s.code()), Some("memory_limit_exceeded"));
+    assert_eq!(run(&mut c, "keep").await.value_repr.as_deref(), Some("'still here'"));
+    assert!(c.memory_bytes() <= baseline + (8 << 20), "rebuilt instance starts small again");
+}
+
+#[tokio::test]
+async fn a_runaway_container_does_not_hold_up_another() {
+    let sandbox = common::sandbox();
+    let mut spinner = sandbox.create_container().await.unwrap();
+    let mut worker = sandbox.create_container().await.unwrap();
+    let limits = Limits { time_ms: 1_500, ..Limits::default() };
+    let spin = tokio::spawn(async move { run_with(&mut spinner, "while True:\n    pass", limits).await });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let started = Instant::now();
+    let answer = run(&mut worker, "sum(i * i for i in range(1000))").await;
+    assert_eq!(answer.value_repr.as_deref(), Some("332833500"));
+    assert!(started.elapsed() < Duration::from_millis(1_000), "worker waited {:?}", started.elapsed());
+    assert_eq!(spin.await.unwrap().stop.map(|s| s.code()), Some("execution_time_exceeded"));
+}
+
+#[tokio::test]
+async fn same_seed_and_clock_give_the_same_output_and_other_seeds_differ() {
+    let sandbox = common::sandbox();
+    let code = "import random, uuid, time\nprint(random.random(), uuid.uuid4(), time.time())";
+    let now = Some(1_780_000_000_000_000_000);
+    let mut outputs = Vec::new();
+    for seed in [7, 7, 8] {
+        let mut c = sandbox.create_container_with(uuid::Uuid::new_v4(), seed).await.unwrap();
+        let request = ExecuteRequest { code, tools: &[], limits: Limits::default(), now_ns: now };
+        outputs.push(finished(c.execute(request).await.unwrap()).stdout);
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    assert_ne!(outputs[0], outputs[2]);
+    assert!(outputs[0].trim_end().ends_with("1780000000.0"), "{}", outputs[0]);
+}
+
+#[tokio::test]
+async fn guest_faults_are_contained() {
+    let mut c = container().await;
+    run(&mut c, "value = 41").await;
+    let exit = run(&mut c, "import os\nos._exit(7)").await;
+    assert_eq!(exit.stop.as_ref().map(|s| s.code()), Some("guest_exited"));
+    assert_eq!(run(&mut c, "value + 1").await.value_repr.as_deref(), Some("42"));
+}
