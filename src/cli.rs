@@ -1,5 +1,7 @@
 //! The `sluice` command line: parse, call the library, shape the answer.
 
+use crate::api::{self, AppState, auth::ApiKeys};
+use crate::engine::service::{Service, ServiceConfig};
 use crate::engine::{self, Answers};
 use crate::sandbox::{LimitOverrides, Limits, Sandbox, SandboxConfig};
 use crate::tools::{ToolDefinition, Toolset};
@@ -21,6 +23,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the HTTP service.
+    Serve(ServeArgs),
     /// Run one script in a fresh container; exit with its return code (3: a limit stopped it).
     Run {
         /// The Python script.
@@ -40,6 +44,38 @@ pub enum Command {
     },
 }
 
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "SLUICE_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Directory for the embedded store and other state.
+    #[arg(long, env = "SLUICE_DATA_DIR", default_value = "./sluice-data")]
+    pub data_dir: PathBuf,
+    /// Store URL (sqlite:// or postgres://); default: SQLite in the data directory.
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// An API key clients must present as a bearer token (repeatable; comma-separated in
+    /// the environment). Without keys the service is open.
+    #[arg(long = "api-key", env = "SLUICE_API_KEYS", value_delimiter = ',', hide_env_values = true)]
+    pub api_keys: Vec<String>,
+    /// Seconds a container may stay idle before it expires.
+    #[arg(long, env = "SLUICE_IDLE_TIMEOUT_SECS", default_value_t = 300)]
+    pub idle_timeout_secs: u64,
+    /// Seconds a container may live at most.
+    #[arg(long, env = "SLUICE_MAX_AGE_SECS", default_value_t = 4 * 3600)]
+    pub max_age_secs: u64,
+    /// Containers alive in memory at once.
+    #[arg(long, env = "SLUICE_MAX_CONTAINERS", default_value_t = crate::sandbox::DEFAULT_MAX_CONTAINERS)]
+    pub max_containers: u32,
+    /// Default limit for executions that ask for none, e.g. --limit time_ms=30000 (repeatable).
+    #[arg(long = "limit", value_name = "KEY=VALUE")]
+    pub limits: Vec<String>,
+    /// Where the compiled base image is cached.
+    #[arg(long, env = "SLUICE_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -47,10 +83,86 @@ pub fn main() -> ExitCode {
         Err(e) => return usage_error(&format!("cannot start the async runtime: {e}")),
     };
     match cli.command {
+        Command::Serve(args) => runtime.block_on(serve(args)),
         Command::Run { file, tools, answers, limits, cache_dir } => {
             runtime.block_on(run(&file, tools.as_deref(), answers.as_deref(), &limits, cache_dir))
         }
     }
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("SLUICE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    if std::env::var("SLUICE_LOG_FORMAT").is_ok_and(|f| f == "json") {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+async fn serve(args: ServeArgs) -> ExitCode {
+    init_logging();
+    let mut overrides = LimitOverrides::default();
+    for assignment in &args.limits {
+        if let Err(e) = Limits::parse_assignment(&mut overrides, assignment) {
+            return usage_error(&e);
+        }
+    }
+    let maxima = Limits::server_maxima();
+    let defaults = match Limits::default().with_overrides(&overrides, &maxima) {
+        Ok(limits) => limits,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    if let Err(e) = std::fs::create_dir_all(&args.data_dir) {
+        return usage_error(&format!("cannot create data directory {}: {e}", args.data_dir.display()));
+    }
+    let mut sandbox_config = SandboxConfig { max_containers: args.max_containers, ..SandboxConfig::default() };
+    if let Some(dir) = args.cache_dir {
+        sandbox_config.cache_dir = dir;
+    }
+    tracing::info!(cache = %sandbox_config.cache_dir.display(), "loading the sandbox image (built once per machine)");
+    let sandbox = match Sandbox::new(sandbox_config).await {
+        Ok(sandbox) => sandbox,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    let config = ServiceConfig {
+        idle_timeout: std::time::Duration::from_secs(args.idle_timeout_secs),
+        max_age: std::time::Duration::from_secs(args.max_age_secs),
+        defaults,
+        maxima,
+    };
+    let image_hash: std::sync::Arc<str> = sandbox.image_hash().into();
+    let keys = ApiKeys::new(&args.api_keys);
+    let state = AppState { service: Service::new(sandbox, config), keys: std::sync::Arc::new(keys), image_hash };
+    let listener = match tokio::net::TcpListener::bind(&args.listen).await {
+        Ok(listener) => listener,
+        Err(e) => return usage_error(&format!("cannot listen on {}: {e}", args.listen)),
+    };
+    tracing::info!(listen = %args.listen, auth = state.keys.enabled(), "sluice is serving");
+    match api::serve(listener, state, shutdown_signal()).await {
+        Ok(()) => {
+            tracing::info!("stopped");
+            ExitCode::SUCCESS
+        }
+        Err(e) => usage_error(&format!("server failed: {e}")),
+    }
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(signal) => signal,
+        Err(_) => {
+            let _ = interrupt.await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = interrupt => {},
+        _ = terminate.recv() => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
 }
 
 fn usage_error(message: &str) -> ExitCode {
@@ -75,15 +187,12 @@ fn load_tools(tools: Option<&Path>, answers: &Answers) -> Result<Toolset, String
             serde_json::from_value(value).map_err(|e| format!("tools file {}: {e}", path.display()))?
         }
     };
-    for definition in &definitions {
-        definition.validate()?;
-    }
     for name in answers.tool_names() {
         if !definitions.iter().any(|d| d.name == name) {
             definitions.push(ToolDefinition::code_callable(name));
         }
     }
-    Ok(Toolset::new(definitions))
+    Toolset::from_definitions(definitions)
 }
 
 async fn run(
@@ -108,7 +217,7 @@ async fn run(
             Limits::default().with_overrides(&overrides, &Limits::server_maxima()).map_err(|e| e.to_string())?;
         Ok((code, answers, toolset, limits))
     })();
-    let (code, answers, mut toolset, limits) = match prepared {
+    let (code, answers, toolset, limits) = match prepared {
         Ok(prepared) => prepared,
         Err(message) => return usage_error(&message),
     };
@@ -119,7 +228,7 @@ async fn run(
     let result = async {
         let sandbox = Sandbox::new(config).await.map_err(engine::EngineError::from)?;
         let mut container = sandbox.create_container().await.map_err(engine::EngineError::from)?;
-        engine::run_script(&mut container, &code, &mut toolset, limits, &answers).await
+        engine::run_script(&mut container, &code, toolset, limits, &answers).await
     }
     .await;
     let run = match result {

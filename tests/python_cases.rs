@@ -101,8 +101,8 @@ async fn run_case(path: PathBuf) -> Result<(), String> {
         let limits = Limits::default()
             .with_overrides(&d.limits.clone().unwrap_or_default(), &Limits::server_maxima())
             .map_err(|e| e.to_string())?;
-        let mut toolset = Toolset::new(definitions);
-        let run = sluice::run_script(&mut container, &cell.code, &mut toolset, limits, &answers)
+        let toolset = Toolset::from_definitions(definitions)?;
+        let run = sluice::run_script(&mut container, &cell.code, toolset, limits, &answers)
             .await
             .map_err(|e| format!("cell {index}: {e}"))?;
         let outcome = &run.outcome;
@@ -127,11 +127,11 @@ async fn run_case(path: PathBuf) -> Result<(), String> {
             check(outcome.stdout.contains(needle.as_str()), format!("stdout lacks {needle:?}"));
         }
         if let Some(calls) = &d.calls {
-            let made: Vec<&str> = run.calls.iter().map(|c| c.tool.as_str()).collect();
+            let made: Vec<&str> = run.run.ledger.iter().map(|c| c.tool.as_str()).collect();
             check(made == *calls, format!("calls {made:?}, expected {calls:?}"));
         }
         if let Some(pending) = &d.pending {
-            check(run.pauses == *pending, format!("pauses {:?}, expected {pending:?}", run.pauses));
+            check(run.run.pauses == *pending, format!("pauses {:?}, expected {pending:?}", run.run.pauses));
         }
         if d.value_repr.is_some() {
             check(

@@ -1,51 +1,114 @@
-//! One execution's life: run the script, pass each tool call through the gate, hand it to a
-//! runner, feed the results back, until the script ends.
+//! One execution's life: run the script, pass each tool call through the gate, dispatch it,
+//! feed the results back, until the script ends or waits on the API caller.
 //!
-//! `sluice run --answers` and tests use [`Answers`]; the HTTP service adds runners that reach
-//! real tools. Same loop, different runner.
+//! The same [`Run`] drives every path; only the [`Dispatcher`] differs: `sluice run
+//! --answers` answers from a file, the service POSTs `http` tools and hands `client` tools
+//! to its caller, replay answers from the ledger.
+
+pub mod metrics;
+pub mod service;
 
 use crate::sandbox::{
     CallResult, Container, ExecuteRequest, Limits, Outcome, SandboxError, Step, ToolCall, ToolFailure,
 };
-use crate::tools::{ToolDefinition, Toolset};
+use crate::tools::http::CallContext;
+use crate::tools::{Admission, Toolset};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// Carries out a call the gate admitted.
-pub trait ToolRunner: Send + Sync {
-    fn call(&self, tool: &ToolDefinition, call: &ToolCall) -> impl Future<Output = Result<String, ToolFailure>> + Send;
+/// `caller.type` of every tool call from code, whatever code version the tool allows.
+pub const CALLER_TYPE: &str = "code_execution_20260120";
+
+/// How an admitted call is answered.
+#[derive(Debug)]
+pub enum Dispatch {
+    /// Answered now (or after the executor's own retries).
+    Ready { result: Result<String, ToolFailure>, attempts: u32 },
+    /// Handed to the API caller as a `tool_use`; the answer comes with `tool_results`.
+    Client,
 }
 
-/// What happened to one tool call.
+/// Carries out the calls the gate admitted.
+pub trait Dispatcher: Send + Sync {
+    fn dispatch(
+        &self,
+        admission: &Admission,
+        call: &ToolCall,
+        context: &CallContext,
+    ) -> impl Future<Output = Dispatch> + Send;
+}
+
+/// Where a tool call is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CallStatus {
+    Requested,
+    Refused,
+    Dispatched,
     Succeeded,
     Failed,
-    Refused,
+    TimedOut,
+    Cancelled,
 }
 
-/// A tool call as the engine saw it, in the order the script made them.
+/// One tool call as the engine saw it; the ledger keeps them in the order they were made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CallRecord {
+pub struct LedgerEntry {
+    pub id: String,
     pub seq: u64,
     pub tool: String,
+    pub caller: String,
+    /// The arguments as the tool receives them (after coercion).
     pub input: serde_json::Map<String, serde_json::Value>,
+    pub coerced: bool,
     pub status: CallStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_code: Option<String>,
-    pub result_bytes: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    pub result_bytes: u64,
+    pub attempts: u32,
+    pub idempotency_key: String,
+    /// Unix milliseconds.
+    pub requested_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<u64>,
 }
 
-/// An execution run to its end.
+/// Figures returned with every execution.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub tool_calls: u64,
+    /// Bytes of tool results that went into the sandbox (and stayed there).
+    pub tool_result_bytes: u64,
+    /// Bytes that came back out: stdout, stderr and the trailing expression.
+    pub returned_bytes: u64,
+    /// Time the script ran, not counting waits for tool results.
+    pub time_ms: u64,
+}
+
+/// A call waiting on the API caller.
 #[derive(Debug, Clone)]
-pub struct ScriptRun {
-    pub outcome: Outcome,
-    pub calls: Vec<CallRecord>,
-    /// How many new calls each pause of the script carried (a gather of N pauses once with N).
-    pub pauses: Vec<usize>,
+pub struct ClientCall {
+    pub id: String,
+    pub seq: u64,
+    pub name: String,
+    pub input: serde_json::Map<String, serde_json::Value>,
+    /// Past this, the script gets `TimeoutError` from the call.
+    pub deadline: Instant,
+}
+
+/// Where an execution stands after the engine moved it on.
+#[derive(Debug)]
+pub enum Progress {
+    Finished(Box<Outcome>),
+    /// Calls in `Run::client_calls` wait for the API caller.
+    WaitingForClient,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -54,47 +117,321 @@ pub enum EngineError {
     Sandbox(#[from] SandboxError),
 }
 
-/// Runs `code` in `container` until it ends, answering every tool call through `runner`.
+/// What is wrong with a set of answers to the pending client calls.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    #[error("tool_use_id {0:?} is not a pending call of this execution")]
+    Unknown(String),
+    #[error("tool_use_id {0:?} is answered twice")]
+    Duplicate(String),
+    #[error("pending calls are not answered: {}", .0.join(", "))]
+    Missing(Vec<String>),
+}
+
+pub fn unix_ms(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+fn now_ms() -> u64 {
+    unix_ms(SystemTime::now())
+}
+
+/// The engine's side of one execution: tools, ledger, usage, and calls in flight.
+#[derive(Debug)]
+pub struct Run {
+    pub id: String,
+    pub container_id: String,
+    pub toolset: Toolset,
+    pub limits: Limits,
+    pub ledger: Vec<LedgerEntry>,
+    /// Calls handed to the API caller and not answered yet.
+    pub client_calls: Vec<ClientCall>,
+    /// New calls per pause of the script (a gather of N pauses once with N).
+    pub pauses: Vec<usize>,
+    /// A timer of the script falls due then: move it on even without answers.
+    pub wake_at: Option<Instant>,
+    pub usage: Usage,
+    /// Results ready before the client's; they go in together.
+    held: Vec<CallResult>,
+}
+
+impl Run {
+    pub fn new(id: String, container_id: String, toolset: Toolset, limits: Limits) -> Self {
+        Self {
+            id,
+            container_id,
+            toolset,
+            limits,
+            ledger: Vec::new(),
+            client_calls: Vec::new(),
+            pauses: Vec::new(),
+            wake_at: None,
+            usage: Usage::default(),
+            held: Vec::new(),
+        }
+    }
+
+    /// Starts `code`; returns when it finished or waits on the API caller.
+    pub async fn start(
+        &mut self,
+        container: &mut Container,
+        code: &str,
+        dispatcher: &impl Dispatcher,
+    ) -> Result<Progress, EngineError> {
+        let guest_tools = self.toolset.guest_tools();
+        let request = ExecuteRequest { code, tools: &guest_tools, limits: self.limits, now_ns: None };
+        let step = container.execute(request).await?;
+        self.advance(container, step, dispatcher).await
+    }
+
+    /// Checks that `answers` (tool_use id, result) answer exactly the pending client calls.
+    pub fn check_answers<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Result<(), AnswerError> {
+        let mut seen = std::collections::BTreeSet::new();
+        for id in ids {
+            if !self.client_calls.iter().any(|c| c.id == id) {
+                return Err(AnswerError::Unknown(id.to_owned()));
+            }
+            if !seen.insert(id) {
+                return Err(AnswerError::Duplicate(id.to_owned()));
+            }
+        }
+        let missing: Vec<String> =
+            self.client_calls.iter().filter(|c| !seen.contains(c.id.as_str())).map(|c| c.id.clone()).collect();
+        if missing.is_empty() { Ok(()) } else { Err(AnswerError::Missing(missing)) }
+    }
+
+    /// Answers the pending client calls (checked with [`Run::check_answers`]) and goes on.
+    pub async fn answer(
+        &mut self,
+        container: &mut Container,
+        answers: Vec<(String, Result<String, ToolFailure>)>,
+        dispatcher: &impl Dispatcher,
+    ) -> Result<Progress, EngineError> {
+        self.check_answers(answers.iter().map(|(id, _)| id.as_str())).expect("answers were checked by the caller");
+        let mut results = std::mem::take(&mut self.held);
+        for (id, result) in answers {
+            let position = self.client_calls.iter().position(|c| c.id == id).expect("checked");
+            let call = self.client_calls.remove(position);
+            results.push(self.settle(call.seq, result, 1));
+        }
+        let step = container.resume(&results, None).await?;
+        self.advance(container, step, dispatcher).await
+    }
+
+    /// Moves the script on without the client's answers: calls past their deadline get
+    /// `TimeoutError`, and timers of the script that fell due run.
+    pub async fn expire(
+        &mut self,
+        container: &mut Container,
+        now: Instant,
+        dispatcher: &impl Dispatcher,
+    ) -> Result<Progress, EngineError> {
+        let mut results = std::mem::take(&mut self.held);
+        let (due, waiting): (Vec<_>, Vec<_>) = self.client_calls.drain(..).partition(|c| c.deadline <= now);
+        self.client_calls = waiting;
+        for call in due {
+            let failure = ToolFailure::new(
+                "timeout",
+                format!("no tool_result for {} within pending_timeout_ms={}", call.id, self.limits.pending_timeout_ms),
+            );
+            results.push(self.settle(call.seq, Err(failure), 1));
+        }
+        self.wake_at = None;
+        let step = container.resume(&results, None).await?;
+        self.advance(container, step, dispatcher).await
+    }
+
+    /// The earliest moment the engine must move this execution on by itself.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.client_calls.iter().map(|c| c.deadline).chain(self.wake_at).min()
+    }
+
+    async fn advance(
+        &mut self,
+        container: &mut Container,
+        mut step: Step,
+        dispatcher: &impl Dispatcher,
+    ) -> Result<Progress, EngineError> {
+        loop {
+            let pending = match step {
+                Step::Finished(outcome) => {
+                    self.finish(&outcome);
+                    return Ok(Progress::Finished(Box::new(outcome)));
+                }
+                Step::Pending(pending) => pending,
+            };
+            self.pauses.push(pending.calls.len());
+            self.cancel(&pending.cancelled);
+            self.wake_at = pending.wake_after.map(|after| Instant::now() + after);
+            let ready = self.dispatch_all(container.id().to_string(), pending.calls, dispatcher).await;
+            if !self.client_calls.is_empty() {
+                self.held.extend(ready);
+                return Ok(Progress::WaitingForClient);
+            }
+            let mut results = std::mem::take(&mut self.held);
+            results.extend(ready);
+            step = container.resume(&results, None).await?;
+        }
+    }
+
+    /// Gates every new call, dispatches the admitted ones concurrently, and returns the
+    /// results that are ready (refusals included); client calls join `client_calls`.
+    async fn dispatch_all(
+        &mut self,
+        container_id: String,
+        calls: Vec<ToolCall>,
+        dispatcher: &impl Dispatcher,
+    ) -> Vec<CallResult> {
+        let mut ready = Vec::new();
+        let mut admitted = Vec::new();
+        for mut call in calls {
+            self.usage.tool_calls += 1;
+            let context = CallContext {
+                container_id: container_id.clone(),
+                execution_id: self.id.clone(),
+                call_id: format!("call_{}", uuid::Uuid::new_v4().simple()),
+                seq: call.seq,
+            };
+            let admission = self.toolset.admit(&call.name, &mut call.input);
+            self.ledger.push(LedgerEntry {
+                id: context.call_id.clone(),
+                seq: call.seq,
+                tool: call.name.clone(),
+                caller: CALLER_TYPE.into(),
+                input: call.input.clone(),
+                coerced: admission.as_ref().is_ok_and(|a| a.coerced),
+                status: CallStatus::Requested,
+                error_code: None,
+                error_message: None,
+                result: None,
+                result_bytes: 0,
+                attempts: 0,
+                idempotency_key: context.idempotency_key(),
+                requested_at: now_ms(),
+                finished_at: None,
+            });
+            match admission {
+                Err(refusal) => {
+                    let entry = self.ledger.last_mut().expect("just pushed");
+                    entry.status = CallStatus::Refused;
+                    entry.error_code = Some(refusal.code.clone());
+                    entry.error_message = Some(refusal.message.clone());
+                    entry.finished_at = Some(now_ms());
+                    ready.push(CallResult::failed(call.seq, refusal));
+                }
+                Ok(admission) => admitted.push((admission, call, context)),
+            }
+        }
+        let dispatched = futures_util::future::join_all(
+            admitted.iter().map(|(admission, call, context)| dispatcher.dispatch(admission, call, context)),
+        )
+        .await;
+        let pending_timeout = Duration::from_millis(self.limits.pending_timeout_ms);
+        for ((_, call, context), dispatch) in admitted.into_iter().zip(dispatched) {
+            match dispatch {
+                Dispatch::Ready { result, attempts } => ready.push(self.settle(call.seq, result, attempts)),
+                Dispatch::Client => {
+                    self.entry_mut(call.seq).status = CallStatus::Dispatched;
+                    self.client_calls.push(ClientCall {
+                        id: context.call_id,
+                        seq: call.seq,
+                        name: call.name,
+                        input: call.input,
+                        deadline: Instant::now() + pending_timeout,
+                    });
+                }
+            }
+        }
+        ready
+    }
+
+    /// Records a call's answer in the ledger and turns it into the guest's result.
+    fn settle(&mut self, seq: u64, result: Result<String, ToolFailure>, attempts: u32) -> CallResult {
+        let entry = self.entry_mut(seq);
+        entry.attempts = attempts;
+        entry.finished_at = Some(now_ms());
+        match result {
+            Ok(text) => {
+                entry.status = CallStatus::Succeeded;
+                entry.result_bytes = text.len() as u64;
+                entry.result = Some(text.clone());
+                self.usage.tool_result_bytes += text.len() as u64;
+                CallResult::ok(seq, text)
+            }
+            Err(failure) => {
+                entry.status = if failure.code == "timeout" { CallStatus::TimedOut } else { CallStatus::Failed };
+                entry.error_code = Some(failure.code.clone());
+                entry.error_message = Some(failure.message.clone());
+                CallResult::failed(seq, failure)
+            }
+        }
+    }
+
+    fn cancel(&mut self, seqs: &[u64]) {
+        for &seq in seqs {
+            self.client_calls.retain(|c| c.seq != seq);
+            self.held.retain(|r| r.seq != seq);
+            if let Some(entry) = self.find_entry(seq)
+                && matches!(entry.status, CallStatus::Dispatched | CallStatus::Requested)
+            {
+                entry.status = CallStatus::Cancelled;
+                entry.finished_at = Some(now_ms());
+            }
+        }
+    }
+
+    /// The entry of a call; `None` for a seq this execution never made (the guest names
+    /// cancelled calls, and the guest is not trusted).
+    fn find_entry(&mut self, seq: u64) -> Option<&mut LedgerEntry> {
+        // Seqs are unique within an execution and the ledger is in seq order.
+        let at = self.ledger.partition_point(|e| e.seq < seq);
+        self.ledger.get_mut(at).filter(|e| e.seq == seq)
+    }
+
+    fn entry_mut(&mut self, seq: u64) -> &mut LedgerEntry {
+        self.find_entry(seq).expect("the engine only settles calls it recorded")
+    }
+
+    fn finish(&mut self, outcome: &Outcome) {
+        self.client_calls.clear();
+        self.held.clear();
+        self.wake_at = None;
+        self.usage.time_ms = outcome.run_time.as_millis() as u64;
+        self.usage.returned_bytes =
+            (outcome.stdout.len() + outcome.stderr.len() + outcome.value_repr.as_ref().map_or(0, String::len)) as u64;
+    }
+}
+
+/// An execution run to its end offline (the CLI, tests).
+#[derive(Debug)]
+pub struct ScriptRun {
+    pub outcome: Outcome,
+    pub run: Run,
+}
+
+/// Runs `code` in `container` until it ends, answering every tool call through `dispatcher`
+/// (which must not hand calls to a client: there is none).
 pub async fn run_script(
     container: &mut Container,
     code: &str,
-    tools: &mut Toolset,
+    toolset: Toolset,
     limits: Limits,
-    runner: &impl ToolRunner,
+    dispatcher: &impl Dispatcher,
 ) -> Result<ScriptRun, EngineError> {
-    let guest_tools = tools.guest_tools();
-    let request = ExecuteRequest { code, tools: &guest_tools, limits, now_ns: None };
-    let mut step = container.execute(request).await?;
-    let (mut calls, mut pauses) = (Vec::new(), Vec::new());
+    let id = format!("exec_{}", uuid::Uuid::new_v4().simple());
+    let mut run = Run::new(id, container.id().to_string(), toolset, limits);
+    let mut progress = run.start(container, code, dispatcher).await?;
     loop {
-        let pending = match step {
-            Step::Finished(outcome) => return Ok(ScriptRun { outcome, calls, pauses }),
-            Step::Pending(pending) => pending,
-        };
-        pauses.push(pending.calls.len());
-        let mut results = Vec::with_capacity(pending.calls.len());
-        for call in pending.calls {
-            let (result, status) = match tools.admit(&call.name) {
-                Err(refusal) => (Err(refusal), CallStatus::Refused),
-                Ok(tool) => match runner.call(tool, &call).await {
-                    Ok(text) => (Ok(text), CallStatus::Succeeded),
-                    Err(failure) => (Err(failure), CallStatus::Failed),
-                },
-            };
-            calls.push(CallRecord {
-                seq: call.seq,
-                tool: call.name,
-                input: call.input,
-                status,
-                error_code: result.as_ref().err().map(|f| f.code.clone()),
-                result_bytes: result.as_ref().map_or(0, String::len),
-            });
-            results.push(match result {
-                Ok(text) => CallResult::ok(call.seq, text),
-                Err(failure) => CallResult::failed(call.seq, failure),
-            });
+        match progress {
+            Progress::Finished(outcome) => return Ok(ScriptRun { outcome: *outcome, run }),
+            // Nothing answers client calls offline: they time out at once.
+            Progress::WaitingForClient => {
+                for call in &mut run.client_calls {
+                    call.deadline = Instant::now();
+                }
+                progress = run.expire(container, Instant::now(), dispatcher).await?;
+            }
         }
-        step = container.resume(&results, None).await?;
     }
 }
 
@@ -165,19 +502,23 @@ impl Answers {
     pub fn tool_names(&self) -> Vec<String> {
         self.by_tool.lock().expect("not poisoned").keys().cloned().collect()
     }
-}
 
-impl ToolRunner for Answers {
-    async fn call(&self, tool: &ToolDefinition, _call: &ToolCall) -> Result<String, ToolFailure> {
+    fn next(&self, tool: &str) -> Result<String, ToolFailure> {
         let mut by_tool = self.by_tool.lock().expect("not poisoned");
-        match by_tool.get_mut(&tool.name) {
+        match by_tool.get_mut(tool) {
             Some(Answer::Always(canned)) => canned.clone().into_result(),
             Some(Answer::InOrder(queue)) => queue
                 .pop_front()
-                .ok_or_else(|| ToolFailure::new("no_answer", format!("the answers for {} ran out", tool.name)))?
+                .ok_or_else(|| ToolFailure::new("no_answer", format!("the answers for {tool} ran out")))?
                 .into_result(),
-            None => Err(ToolFailure::new("no_answer", format!("no answer was given for {}", tool.name))),
+            None => Err(ToolFailure::new("no_answer", format!("no answer was given for {tool}"))),
         }
+    }
+}
+
+impl Dispatcher for Answers {
+    async fn dispatch(&self, admission: &Admission, _call: &ToolCall, _context: &CallContext) -> Dispatch {
+        Dispatch::Ready { result: self.next(admission.tool.name()), attempts: 1 }
     }
 }
 
@@ -185,26 +526,39 @@ impl ToolRunner for Answers {
 mod tests {
     use super::*;
 
-    fn call() -> ToolCall {
-        ToolCall { seq: 0, name: "t".into(), input: Default::default() }
+    #[test]
+    fn answers_repeat_or_run_out_in_order() {
+        let answers = Answers::from_json(serde_json::json!({
+            "t": ["a", {"b": 1}, {"is_error": true, "content": "no"}],
+            "u": "same"
+        }))
+        .unwrap();
+        assert_eq!(answers.next("t").unwrap(), "a");
+        assert_eq!(answers.next("t").unwrap(), r#"{"b":1}"#);
+        assert_eq!(answers.next("t").unwrap_err().message, "no");
+        assert_eq!(answers.next("t").unwrap_err().code, "no_answer");
+        assert_eq!(answers.next("u").unwrap(), "same");
+        assert_eq!(answers.next("u").unwrap(), "same");
+        assert_eq!(answers.next("v").unwrap_err().code, "no_answer");
+        assert!(Answers::from_json(serde_json::json!(["x"])).is_err());
     }
 
-    #[tokio::test]
-    async fn answers_repeat_or_run_out_in_order() {
-        let answers = Answers::from_json(
-            serde_json::json!({"t": ["a", {"b": 1}, {"is_error": true, "content": "no"}], "u": "same"}),
-        )
-        .unwrap();
-        let t = ToolDefinition::code_callable("t");
-        let u = ToolDefinition::code_callable("u");
-        assert_eq!(answers.call(&t, &call()).await.unwrap(), "a");
-        assert_eq!(answers.call(&t, &call()).await.unwrap(), r#"{"b":1}"#);
-        assert_eq!(answers.call(&t, &call()).await.unwrap_err().message, "no");
-        assert_eq!(answers.call(&t, &call()).await.unwrap_err().code, "no_answer");
-        assert_eq!(answers.call(&u, &call()).await.unwrap(), "same");
-        assert_eq!(answers.call(&u, &call()).await.unwrap(), "same");
-        let v = ToolDefinition::code_callable("v");
-        assert_eq!(answers.call(&v, &call()).await.unwrap_err().code, "no_answer");
-        assert!(Answers::from_json(serde_json::json!(["x"])).is_err());
+    #[test]
+    fn answers_must_match_the_pending_calls_exactly() {
+        let mut run = Run::new("e".into(), "c".into(), Toolset::default(), Limits::default());
+        for (id, seq) in [("a", 0), ("b", 1)] {
+            run.client_calls.push(ClientCall {
+                id: id.into(),
+                seq,
+                name: "t".into(),
+                input: Default::default(),
+                deadline: Instant::now(),
+            });
+        }
+        assert_eq!(run.check_answers(["a", "b"]), Ok(()));
+        assert_eq!(run.check_answers(["b", "a"]), Ok(()));
+        assert_eq!(run.check_answers(["a"]), Err(AnswerError::Missing(vec!["b".into()])));
+        assert_eq!(run.check_answers(["a", "a"]), Err(AnswerError::Duplicate("a".into())));
+        assert_eq!(run.check_answers(["a", "z"]), Err(AnswerError::Unknown("z".into())));
     }
 }

@@ -56,6 +56,8 @@ pub enum SandboxError {
     Engine(String),
     #[error("the container is already running an execution")]
     Busy,
+    #[error("no room for another container: {0}")]
+    Capacity(String),
     #[error("the container has no execution waiting for tool results")]
     NotWaiting,
     #[error("the container could not be restored after a failed execution: {0}")]
@@ -155,11 +157,12 @@ impl Shared {
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
         let mut store = build_store(&self.engine, HostState::new(seed, memory_bytes, 0));
         store.data_mut().deadline = Instant::now() + INSTANTIATE_BUDGET;
-        let instance = self
-            .pre
-            .instantiate_async(&mut store)
-            .await
-            .map_err(|e| SandboxError::Engine(format!("instantiating the image: {e:#}")))?;
+        let instance = self.pre.instantiate_async(&mut store).await.map_err(|e| {
+            match e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>() {
+                Some(full) => SandboxError::Capacity(full.to_string()),
+                None => SandboxError::Engine(format!("instantiating the image: {e:#}")),
+            }
+        })?;
         let exports =
             abi::GuestExports::new(&instance, &mut store).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         Ok((store, exports))

@@ -1,15 +1,26 @@
 //! Tool definitions (Anthropic's fields plus ours) and the gate every call from code passes.
 //!
-//! The gate asks, in order: is the tool known, may code call it, is its quota left? Each
-//! refusal is a [`ToolFailure`] with a stable code that the script sees as the matching
-//! `sluice` exception. Tools know nothing of wasm: the engine feeds them calls.
+//! The gate asks, in order: is the tool known, may code call it, is its quota left, are the
+//! arguments valid against `input_schema` after safe coercion? Each refusal is a
+//! [`ToolFailure`] with a stable code that the script sees as the matching `sluice`
+//! exception. Tools know nothing of wasm: the engine feeds them calls.
+
+pub mod http;
+pub mod registry;
+pub mod schema;
 
 use crate::sandbox::{GuestTool, ToolFailure};
+use schema::InputSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub const MAX_TOOL_NAME_LEN: usize = 64;
+/// Longest tool description kept.
+pub const MAX_DESCRIPTION_BYTES: usize = 16 << 10;
+/// Largest tool timeout a definition may ask for.
+pub const MAX_TOOL_TIMEOUT_MS: u64 = 600_000;
 
 /// Who may call a tool, as in Anthropic's `allowed_callers`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -130,6 +141,17 @@ impl ToolDefinition {
         if self.allowed_callers.is_empty() {
             return Err(format!("allowed_callers of {} must not be empty", self.name));
         }
+        if self.description.as_ref().is_some_and(|d| d.len() > MAX_DESCRIPTION_BYTES) {
+            return Err(format!("description of {} is longer than {MAX_DESCRIPTION_BYTES} bytes", self.name));
+        }
+        if self.timeout_ms.is_some_and(|t| t == 0 || t > MAX_TOOL_TIMEOUT_MS) {
+            return Err(format!("timeout_ms of {} must be within 1..={MAX_TOOL_TIMEOUT_MS}", self.name));
+        }
+        if let Executor::Http { url } = &self.executor
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return Err(format!("executor url of {} must be an http(s) URL", self.name));
+        }
         Ok(())
     }
 
@@ -148,52 +170,93 @@ impl ToolDefinition {
     }
 }
 
+/// A definition checked and ready to gate calls: its schema is compiled once.
+#[derive(Debug)]
+pub struct Tool {
+    pub definition: ToolDefinition,
+    schema: InputSchema,
+}
+
+impl Tool {
+    pub fn new(definition: ToolDefinition) -> Result<Arc<Self>, String> {
+        definition.validate()?;
+        let schema =
+            InputSchema::compile(&definition.input_schema).map_err(|e| format!("tool {}: {e}", definition.name))?;
+        Ok(Arc::new(Self { definition, schema }))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.definition.name
+    }
+}
+
+/// A call the gate let through: the tool, and whether its arguments were coerced.
+#[derive(Debug, Clone)]
+pub struct Admission {
+    pub tool: Arc<Tool>,
+    pub coerced: bool,
+}
+
 /// The tools of one execution, and how many calls each has had.
 #[derive(Debug, Clone, Default)]
 pub struct Toolset {
-    tools: BTreeMap<String, ToolDefinition>,
+    tools: BTreeMap<String, Arc<Tool>>,
     calls: BTreeMap<String, u64>,
 }
 
 impl Toolset {
-    pub fn new(tools: impl IntoIterator<Item = ToolDefinition>) -> Self {
-        Self { tools: tools.into_iter().map(|t| (t.name.clone(), t)).collect(), calls: BTreeMap::new() }
+    pub fn new(tools: impl IntoIterator<Item = Arc<Tool>>) -> Self {
+        Self { tools: tools.into_iter().map(|t| (t.name().to_owned(), t)).collect(), calls: BTreeMap::new() }
     }
 
-    pub fn get(&self, name: &str) -> Option<&ToolDefinition> {
+    /// From plain definitions (the CLI and tests); each is checked.
+    pub fn from_definitions(definitions: impl IntoIterator<Item = ToolDefinition>) -> Result<Self, String> {
+        definitions.into_iter().map(Tool::new).collect::<Result<Vec<_>, _>>().map(Self::new)
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<Tool>> {
         self.tools.get(name)
     }
 
-    pub fn definitions(&self) -> impl Iterator<Item = &ToolDefinition> {
+    pub fn tools(&self) -> impl Iterator<Item = &Arc<Tool>> {
         self.tools.values()
     }
 
     /// Every known tool is bound in the guest; the gate refuses those code may not call,
     /// so the refusal is a distinct exception and a ledger entry rather than a NameError.
     pub fn guest_tools(&self) -> Vec<GuestTool> {
-        self.tools.values().map(ToolDefinition::guest_tool).collect()
+        self.tools.values().map(|t| t.definition.guest_tool()).collect()
     }
 
-    /// The gate: known, callable from code, quota left. Counts the call when it passes.
-    pub fn admit(&mut self, name: &str) -> Result<&ToolDefinition, ToolFailure> {
+    /// The gate: known, callable from code, quota left, arguments valid (after coercion,
+    /// which rewrites `input` in place). Counts the call when it passes.
+    pub fn admit(&mut self, name: &str, input: &mut Map<String, Value>) -> Result<Admission, ToolFailure> {
         let Some(tool) = self.tools.get(name) else {
             return Err(ToolFailure::new("unknown_tool", format!("there is no tool named {name:?}")));
         };
-        if !tool.callable_from_code() {
+        let definition = &tool.definition;
+        if !definition.callable_from_code() {
             return Err(ToolFailure::new(
                 "not_allowed",
                 format!("tool {name:?} cannot be called from code (allowed_callers does not include code execution)"),
             ));
         }
         let used = self.calls.entry(name.to_owned()).or_default();
-        if tool.max_calls_per_execution.is_some_and(|quota| *used >= quota) {
+        if let Some(quota) = definition.max_calls_per_execution
+            && *used >= quota
+        {
             return Err(ToolFailure::new(
                 "quota_exceeded",
-                format!("tool {name:?} allows {} calls per execution", tool.max_calls_per_execution.unwrap_or(0)),
+                format!("tool {name:?} allows {quota} calls per execution"),
             ));
         }
+        let coerced = tool.schema.check(input).map_err(|e| {
+            let mut failure = ToolFailure::new("invalid_input", format!("{name}: {} (at {:?})", e.message, e.pointer));
+            failure.details = serde_json::json!({"pointer": e.pointer});
+            failure
+        })?;
         *used += 1;
-        Ok(tool)
+        Ok(Admission { tool: tool.clone(), coerced })
     }
 }
 
@@ -206,19 +269,33 @@ mod tests {
         let tool: ToolDefinition = serde_json::from_value(serde_json::json!({"name": "send_email"})).unwrap();
         assert_eq!(tool.allowed_callers, vec![Caller::Direct]);
         assert!(!tool.callable_from_code());
-        let mut tools = Toolset::new([tool]);
-        assert_eq!(tools.admit("send_email").unwrap_err().code, "not_allowed");
-        assert_eq!(tools.admit("nope").unwrap_err().code, "unknown_tool");
+        let mut tools = Toolset::from_definitions([tool]).unwrap();
+        assert_eq!(tools.admit("send_email", &mut Map::new()).unwrap_err().code, "not_allowed");
+        assert_eq!(tools.admit("nope", &mut Map::new()).unwrap_err().code, "unknown_tool");
     }
 
     #[test]
     fn quota_is_counted_per_tool() {
         let mut tool = ToolDefinition::code_callable("q");
         tool.max_calls_per_execution = Some(2);
-        let mut tools = Toolset::new([tool]);
-        assert!(tools.admit("q").is_ok());
-        assert!(tools.admit("q").is_ok());
-        assert_eq!(tools.admit("q").unwrap_err().code, "quota_exceeded");
+        let mut tools = Toolset::from_definitions([tool]).unwrap();
+        assert!(tools.admit("q", &mut Map::new()).is_ok());
+        assert!(tools.admit("q", &mut Map::new()).is_ok());
+        assert_eq!(tools.admit("q", &mut Map::new()).unwrap_err().code, "quota_exceeded");
+    }
+
+    #[test]
+    fn invalid_arguments_are_refused_with_a_pointer_and_not_counted() {
+        let mut tool = ToolDefinition::code_callable("q");
+        tool.input_schema = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        tool.max_calls_per_execution = Some(1);
+        let mut tools = Toolset::from_definitions([tool]).unwrap();
+        let mut bad = serde_json::json!({"n": "x"}).as_object().cloned().unwrap();
+        let refusal = tools.admit("q", &mut bad).unwrap_err();
+        assert_eq!((refusal.code.as_str(), &refusal.details["pointer"]), ("invalid_input", &serde_json::json!("/n")));
+        let mut coercible = serde_json::json!({"n": "7"}).as_object().cloned().unwrap();
+        assert!(tools.admit("q", &mut coercible).unwrap().coerced);
+        assert_eq!(coercible["n"], 7);
     }
 
     #[test]

@@ -1,0 +1,81 @@
+//! API keys: bearer tokens when configured; each key sees only what it created.
+
+use super::AppState;
+use super::error::ApiError;
+use crate::engine::service::Owner;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+
+/// The owner of requests when no keys are configured.
+pub const ANONYMOUS: &str = "anonymous";
+
+/// Configured keys, stored as SHA-256 digests; the owner id is derived from the digest.
+#[derive(Debug, Clone, Default)]
+pub struct ApiKeys {
+    owners: HashMap<[u8; 32], Owner>,
+}
+
+impl ApiKeys {
+    pub fn new<S: AsRef<str>>(keys: impl IntoIterator<Item = S>) -> Self {
+        let owners = keys
+            .into_iter()
+            .map(|key| key.as_ref().trim().to_owned())
+            .filter(|key| !key.is_empty())
+            .map(|key| {
+                let digest: [u8; 32] = Sha256::digest(key.as_bytes()).into();
+                let owner = format!("key_{}", crate::sandbox::image::hex(&digest[..8]));
+                (digest, owner)
+            })
+            .collect();
+        Self { owners }
+    }
+
+    pub fn enabled(&self) -> bool {
+        !self.owners.is_empty()
+    }
+
+    fn owner_of(&self, presented: &str) -> Option<&Owner> {
+        let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
+        self.owners.get(&digest)
+    }
+}
+
+/// The owner a request acts for.
+#[derive(Debug, Clone)]
+pub struct Caller(pub Owner);
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        if !state.keys.enabled() {
+            return Ok(Caller(ANONYMOUS.into()));
+        }
+        let headers = &parts.headers;
+        let presented = headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .or_else(|| headers.get("x-api-key").and_then(|v| v.to_str().ok()))
+            .ok_or(ApiError::Unauthenticated)?;
+        state.keys.owner_of(presented.trim()).cloned().map(Caller).ok_or(ApiError::Unauthenticated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_map_to_distinct_stable_owners() {
+        let keys = ApiKeys::new(["alpha", " beta ", ""]);
+        assert!(keys.enabled());
+        let (a, b) = (keys.owner_of("alpha").unwrap(), keys.owner_of("beta").unwrap());
+        assert_ne!(a, b);
+        assert!(a.starts_with("key_"));
+        assert!(keys.owner_of("gamma").is_none());
+        assert!(!ApiKeys::new(Vec::<String>::new()).enabled());
+    }
+}

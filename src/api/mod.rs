@@ -1,0 +1,226 @@
+//! The HTTP API (axum): routes, auth and errors, a thin shell over the engine's [`Service`].
+//!
+//! [`app`] builds the router (tests drive it directly); [`serve`] runs it on a listener
+//! until the shutdown future resolves, then ends executions that wait for client tools.
+
+pub mod auth;
+pub mod error;
+pub mod types;
+
+use crate::engine::service::{NewExecution, Service};
+use crate::tools::ToolDefinition;
+use auth::{ApiKeys, Caller};
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use error::{ApiError, ApiJson, ErrorBody};
+use std::future::Future;
+use std::sync::Arc;
+use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+use types::{Container, CreateExecution, Execution, Health, ToolList, ToolResults};
+use utoipa::OpenApi;
+use uuid::Uuid;
+
+/// Largest request body (code is limited separately, to 1 MiB).
+pub const MAX_BODY_BYTES: usize = 4 << 20;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub service: Service,
+    pub keys: Arc<ApiKeys>,
+    pub image_hash: Arc<str>,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Sluice", description = "Programmatic tool calling in persistent Python sandboxes"),
+    paths(
+        create_execution,
+        get_execution,
+        submit_tool_results,
+        create_container,
+        get_container,
+        delete_container,
+        create_tool,
+        list_tools,
+        get_tool,
+        delete_tool,
+        healthz,
+        metrics
+    ),
+    components(schemas(ErrorBody, Execution, Container, CreateExecution, ToolResults, ToolList, Health))
+)]
+pub struct ApiDoc;
+
+/// The router with every route, auth, limits and request logs.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/v1/executions", post(create_execution))
+        .route("/v1/executions/{id}", get(get_execution))
+        .route("/v1/executions/{id}/tool_results", post(submit_tool_results))
+        .route("/v1/containers", post(create_container))
+        .route("/v1/containers/{id}", get(get_container).delete(delete_container))
+        .route("/v1/tools", post(create_tool).get(list_tools))
+        .route("/v1/tools/{name}", get(get_tool).delete(delete_tool))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/openapi.json", get(openapi))
+        .fallback(|| async { ApiError::NotFound("route".into()) })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(DefaultMakeSpan::new().level(tracing::Level::INFO))
+                .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
+        )
+        .with_state(state)
+}
+
+/// Serves until `shutdown` resolves; in-flight requests finish, and executions waiting for
+/// client tools are then ended as interrupted.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let service = state.service.clone();
+    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await?;
+    service.shutdown().await;
+    Ok(())
+}
+
+fn container_id(raw: &str) -> Result<Uuid, ApiError> {
+    Uuid::parse_str(raw).map_err(|_| ApiError::NotFound(format!("container {raw}")))
+}
+
+/// Run code; answers when it completed, failed, or needs client tool results.
+#[utoipa::path(post, path = "/v1/executions", request_body = CreateExecution,
+    responses((status = 200, body = Execution), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 410, body = ErrorBody), (status = 503, body = ErrorBody)))]
+async fn create_execution(
+    State(state): State<AppState>,
+    Caller(owner): Caller,
+    ApiJson(body): ApiJson<CreateExecution>,
+) -> Result<Json<Execution>, ApiError> {
+    let container = body.container.as_deref().map(container_id).transpose()?;
+    let request = NewExecution {
+        code: body.code,
+        container,
+        tools: body.tools,
+        tool_names: body.tool_names,
+        limits: body.limits,
+    };
+    let view = state.service.create_execution(&owner, request).await?;
+    Ok(Json(Execution::from_view(view, false)))
+}
+
+/// An execution with its code and ledger.
+#[utoipa::path(get, path = "/v1/executions/{id}", responses((status = 200, body = Execution), (status = 404, body = ErrorBody)))]
+async fn get_execution(
+    State(state): State<AppState>,
+    Caller(owner): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Execution>, ApiError> {
+    Ok(Json(Execution::from_view(state.service.get_execution(&owner, &id)?, true)))
+}
+
+/// Answer every pending tool call of an execution; it runs on.
+#[utoipa::path(post, path = "/v1/executions/{id}/tool_results", request_body = ToolResults,
+    responses((status = 200, body = Execution), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn submit_tool_results(
+    State(state): State<AppState>,
+    Caller(owner): Caller,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<ToolResults>,
+) -> Result<Json<Execution>, ApiError> {
+    let answers = body.tool_results.into_iter().map(types::ToolResultBlock::into_answer).collect();
+    let view = state.service.submit_tool_results(&owner, &id, answers).await?;
+    Ok(Json(Execution::from_view(view, false)))
+}
+
+/// A new, empty container.
+#[utoipa::path(post, path = "/v1/containers", responses((status = 200, body = Container), (status = 503, body = ErrorBody)))]
+async fn create_container(State(state): State<AppState>, Caller(owner): Caller) -> Result<Json<Container>, ApiError> {
+    Ok(Json(state.service.create_container(&owner).await?.into()))
+}
+
+#[utoipa::path(get, path = "/v1/containers/{id}",
+    responses((status = 200, body = Container), (status = 404, body = ErrorBody), (status = 410, body = ErrorBody)))]
+async fn get_container(
+    State(state): State<AppState>,
+    Caller(owner): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Container>, ApiError> {
+    Ok(Json(state.service.get_container(&owner, container_id(&id)?).await?.into()))
+}
+
+#[utoipa::path(delete, path = "/v1/containers/{id}",
+    responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn delete_container(
+    State(state): State<AppState>,
+    Caller(owner): Caller,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.service.delete_container(&owner, container_id(&id)?).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Register a tool (Anthropic's fields plus executor, side_effects, timeout_ms, quota).
+#[utoipa::path(post, path = "/v1/tools", request_body = Object,
+    responses((status = 201, body = Object), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn create_tool(
+    State(state): State<AppState>,
+    Caller(_owner): Caller,
+    ApiJson(definition): ApiJson<ToolDefinition>,
+) -> Result<impl IntoResponse, ApiError> {
+    use crate::tools::registry::RegistryError;
+    let tool = state.service.registry().create(definition).map_err(|e| match e {
+        RegistryError::Invalid(m) => ApiError::InvalidRequest(m),
+        RegistryError::Exists(_) => ApiError::Conflict(e.to_string()),
+    })?;
+    Ok((StatusCode::CREATED, Json(tool.definition.clone())))
+}
+
+#[utoipa::path(get, path = "/v1/tools", responses((status = 200, body = ToolList)))]
+async fn list_tools(State(state): State<AppState>, Caller(_owner): Caller) -> Json<ToolList> {
+    Json(ToolList { data: state.service.registry().list().iter().map(|t| t.definition.clone()).collect() })
+}
+
+#[utoipa::path(get, path = "/v1/tools/{name}", responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+async fn get_tool(
+    State(state): State<AppState>,
+    Caller(_owner): Caller,
+    Path(name): Path<String>,
+) -> Result<Json<ToolDefinition>, ApiError> {
+    let tool = state.service.registry().get(&name).ok_or_else(|| ApiError::NotFound(format!("tool {name}")))?;
+    Ok(Json(tool.definition.clone()))
+}
+
+#[utoipa::path(delete, path = "/v1/tools/{name}", responses((status = 204), (status = 404, body = ErrorBody)))]
+async fn delete_tool(
+    State(state): State<AppState>,
+    Caller(_owner): Caller,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    if state.service.registry().delete(&name) {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::NotFound(format!("tool {name}")))
+    }
+}
+
+#[utoipa::path(get, path = "/healthz", responses((status = 200, body = Health)))]
+async fn healthz(State(state): State<AppState>) -> Json<Health> {
+    Json(Health { status: "ok", image: state.image_hash.to_string() })
+}
+
+/// Prometheus text: executions, durations, tool calls, containers, limit hits.
+#[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "text/plain")))]
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.service.metrics_text())
+}
+
+async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}

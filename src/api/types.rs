@@ -1,0 +1,273 @@
+//! Request and response bodies of the API (the contract of DESIGN.md section 4).
+
+use crate::engine::service::{ContainerView, ExecutionStatus, ExecutionView};
+use crate::engine::{CALLER_TYPE, LedgerEntry, Usage};
+use crate::sandbox::{LimitOverrides, ToolFailure};
+use crate::tools::ToolDefinition;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+use utoipa::ToSchema;
+
+pub fn rfc3339(time: SystemTime) -> String {
+    humantime::format_rfc3339_seconds(time).to_string()
+}
+
+/// `POST /v1/executions`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateExecution {
+    /// The Python script.
+    pub code: String,
+    /// An existing container's id; none creates a new container.
+    #[serde(default)]
+    pub container: Option<String>,
+    /// Tool definitions for this execution.
+    #[serde(default)]
+    #[schema(value_type = Vec<Object>)]
+    pub tools: Vec<ToolDefinition>,
+    /// Registered tools, by name.
+    #[serde(default)]
+    pub tool_names: Vec<String>,
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub limits: LimitOverrides,
+}
+
+/// `POST /v1/executions/{id}/tool_results`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolResults {
+    pub tool_results: Vec<ToolResultBlock>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolResultBlock {
+    #[serde(rename = "type")]
+    pub kind: ToolResultType,
+    pub tool_use_id: String,
+    #[serde(default)]
+    pub content: ToolResultContent,
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolResultType {
+    ToolResult,
+}
+
+/// A string, or a list of text blocks (joined).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum ToolResultContent {
+    Text(String),
+    Blocks(Vec<TextBlock>),
+}
+
+impl Default for ToolResultContent {
+    fn default() -> Self {
+        Self::Text(String::new())
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TextBlock {
+    #[serde(rename = "type")]
+    pub kind: TextType,
+    pub text: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TextType {
+    Text,
+}
+
+impl ToolResultBlock {
+    /// The answer as the engine takes it: text, or an error the script sees as `ToolError`.
+    pub fn into_answer(self) -> (String, Result<String, ToolFailure>) {
+        let text = match self.content {
+            ToolResultContent::Text(text) => text,
+            ToolResultContent::Blocks(blocks) => blocks.into_iter().map(|b| b.text).collect::<Vec<_>>().join(""),
+        };
+        let result = if self.is_error { Err(ToolFailure::new("tool_error", text)) } else { Ok(text) };
+        (self.tool_use_id, result)
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ContainerRef {
+    pub id: String,
+    pub expires_at: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Caller {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub tool_id: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ToolUseBlock {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub id: String,
+    pub name: String,
+    #[schema(value_type = Object)]
+    pub input: serde_json::Map<String, serde_json::Value>,
+    pub caller: Caller,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CodeExecutionResult {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub stdout: String,
+    pub stderr: String,
+    pub return_code: i32,
+    /// Output files; none yet.
+    #[schema(value_type = Vec<Object>)]
+    pub content: Vec<serde_json::Value>,
+    /// `repr` of a trailing expression, REPL style.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_repr: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorInfo {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UsageBody {
+    pub tool_calls: u64,
+    pub tool_result_bytes: u64,
+    pub returned_bytes: u64,
+    pub time_ms: u64,
+}
+
+impl From<&Usage> for UsageBody {
+    fn from(u: &Usage) -> Self {
+        Self {
+            tool_calls: u.tool_calls,
+            tool_result_bytes: u.tool_result_bytes,
+            returned_bytes: u.returned_bytes,
+            time_ms: u.time_ms,
+        }
+    }
+}
+
+/// An execution, as every endpoint returns it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Execution {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub container: ContainerRef,
+    /// `completed`, `requires_action` or `failed`.
+    #[schema(value_type = String)]
+    pub status: ExecutionStatus,
+    pub tool_uses: Vec<ToolUseBlock>,
+    pub result: Option<CodeExecutionResult>,
+    pub error: Option<ErrorInfo>,
+    #[schema(value_type = Object)]
+    pub counts: BTreeMap<String, serde_json::Number>,
+    pub usage: UsageBody,
+    pub created_at: String,
+    /// Only with `GET /v1/executions/{id}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Only with `GET /v1/executions/{id}`: every tool call, in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub ledger: Option<Vec<LedgerEntry>>,
+}
+
+impl Execution {
+    pub fn from_view(view: ExecutionView, with_audit: bool) -> Self {
+        let tool_uses = view
+            .tool_uses
+            .into_iter()
+            .map(|t| ToolUseBlock {
+                kind: "tool_use",
+                id: t.id,
+                name: t.name,
+                input: t.input,
+                caller: Caller { kind: CALLER_TYPE, tool_id: view.id.clone() },
+            })
+            .collect();
+        let counts = view.outcome.as_ref().map(|o| o.counts.clone()).unwrap_or_default();
+        let result = view.outcome.map(|o| CodeExecutionResult {
+            kind: "code_execution_result",
+            stdout: o.stdout,
+            stderr: o.stderr,
+            return_code: o.return_code,
+            content: Vec::new(),
+            value_repr: o.value_repr,
+        });
+        Self {
+            id: view.id,
+            kind: "execution",
+            container: ContainerRef {
+                id: view.container_id.to_string(),
+                expires_at: rfc3339(view.container_expires_at),
+            },
+            status: view.status,
+            tool_uses,
+            result,
+            error: view.error.map(|e| ErrorInfo { kind: e.kind, message: e.message }),
+            counts,
+            usage: UsageBody::from(&view.usage),
+            created_at: rfc3339(view.created_at),
+            code: with_audit.then_some(view.code),
+            ledger: with_audit.then_some(view.ledger),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Container {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub created_at: String,
+    pub expires_at: String,
+    /// `idle`, `running` or `waiting_for_tools`.
+    pub state: String,
+    pub executions: u64,
+}
+
+impl From<ContainerView> for Container {
+    fn from(view: ContainerView) -> Self {
+        Self {
+            id: view.id.to_string(),
+            kind: "container",
+            created_at: rfc3339(view.created_at),
+            expires_at: rfc3339(view.expires_at),
+            state: serde_json::to_value(view.state)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            executions: view.executions,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ToolList {
+    #[schema(value_type = Vec<Object>)]
+    pub data: Vec<ToolDefinition>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    pub status: &'static str,
+    pub image: String,
+}

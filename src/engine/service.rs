@@ -1,0 +1,673 @@
+//! The service's engine: containers and executions by id, client-tool pauses and their
+//! timers, expiry. The HTTP layer is a thin shell over [`Service`].
+//!
+//! A container's slot (a tokio mutex) is held while its execution runs; an execution waiting
+//! for client tool results keeps its [`Run`] in the slot without holding the lock. Readers
+//! of an execution see a [`ExecutionView`] that is replaced after every step, so they never
+//! wait for a running script.
+
+use super::metrics::{Gauges, Metrics};
+use super::{CallStatus, Dispatch, Dispatcher, EngineError, LedgerEntry, Progress, Run, Usage};
+use crate::sandbox::{Container, LimitOverrides, Limits, Outcome, Sandbox, SandboxError, ToolCall, ToolFailure};
+use crate::tools::http::{CallContext, HttpExecutor};
+use crate::tools::registry::ToolRegistry;
+use crate::tools::{Admission, Executor, Tool, ToolDefinition, Toolset};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use uuid::Uuid;
+
+/// Anthropic's containers expire after five idle minutes.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+pub const DEFAULT_MAX_AGE: Duration = Duration::from_secs(4 * 3600);
+/// How often expired containers are looked for.
+pub const REAP_INTERVAL: Duration = Duration::from_secs(1);
+/// Finished executions kept in memory for `GET` (the oldest go first).
+pub const MAX_RETAINED_EXECUTIONS: usize = 10_000;
+/// Ids of removed containers remembered, to answer 410 rather than 404.
+pub const MAX_REMEMBERED_GONE: usize = 10_000;
+pub const MAX_CODE_BYTES: usize = 1 << 20;
+pub const MAX_TOOLS_PER_EXECUTION: usize = 256;
+
+#[derive(Debug, Clone)]
+pub struct ServiceConfig {
+    pub idle_timeout: Duration,
+    pub max_age: Duration,
+    /// Limits of an execution that asks for none.
+    pub defaults: Limits,
+    /// The largest limits a request may ask for.
+    pub maxima: Limits,
+}
+
+impl Default for ServiceConfig {
+    fn default() -> Self {
+        Self {
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_age: DEFAULT_MAX_AGE,
+            defaults: Limits::default(),
+            maxima: Limits::server_maxima(),
+        }
+    }
+}
+
+/// Who a request acts for: the id of its API key ("anonymous" when keys are off).
+pub type Owner = String;
+
+/// Errors of the service layer, each with a stable type the API maps to a status.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("{0}")]
+    InvalidRequest(String),
+    #[error("{0} not found")]
+    NotFound(String),
+    #[error("container {0} has expired")]
+    Expired(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("the service is at capacity: {0}")]
+    Capacity(String),
+    #[error("the service is shutting down")]
+    ShuttingDown,
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<EngineError> for ServiceError {
+    fn from(error: EngineError) -> Self {
+        match error {
+            EngineError::Sandbox(SandboxError::Capacity(why)) => ServiceError::Capacity(why),
+            EngineError::Sandbox(SandboxError::Busy) => ServiceError::Conflict("the container is busy".into()),
+            other => ServiceError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<SandboxError> for ServiceError {
+    fn from(error: SandboxError) -> Self {
+        EngineError::from(error).into()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecutionStatus {
+    Running,
+    RequiresAction,
+    Completed,
+    Failed,
+}
+
+/// A call handed to the API caller, as a `tool_use` block shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolUse {
+    pub id: String,
+    pub name: String,
+    pub input: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Why an execution failed, beyond the script's own exceptions.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExecutionError {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+}
+
+/// What readers of an execution see; replaced after every step.
+#[derive(Debug, Clone)]
+pub struct ExecutionView {
+    pub id: String,
+    pub container_id: Uuid,
+    pub container_expires_at: SystemTime,
+    pub code: String,
+    pub status: ExecutionStatus,
+    pub tool_uses: Vec<ToolUse>,
+    pub outcome: Option<Outcome>,
+    pub error: Option<ExecutionError>,
+    pub usage: Usage,
+    pub ledger: Vec<LedgerEntry>,
+    pub created_at: SystemTime,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContainerState {
+    Idle,
+    Running,
+    WaitingForTools,
+}
+
+#[derive(Debug, Clone)]
+pub struct ContainerView {
+    pub id: Uuid,
+    pub created_at: SystemTime,
+    pub expires_at: SystemTime,
+    pub state: ContainerState,
+    pub executions: u64,
+}
+
+/// What a new execution asks for.
+#[derive(Debug, Clone, Default)]
+pub struct NewExecution {
+    pub code: String,
+    pub container: Option<Uuid>,
+    pub tools: Vec<ToolDefinition>,
+    pub tool_names: Vec<String>,
+    pub limits: LimitOverrides,
+}
+
+struct ContainerEntry {
+    id: Uuid,
+    owner: Owner,
+    created_at: SystemTime,
+    last_used: Mutex<SystemTime>,
+    slot: tokio::sync::Mutex<Slot>,
+}
+
+struct Slot {
+    container: Container,
+    /// The execution waiting for client tool results, if any.
+    waiting: Option<Run>,
+}
+
+struct ExecutionEntry {
+    owner: Owner,
+    view: Mutex<ExecutionView>,
+}
+
+/// Why a container was removed (an id in neither map is unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gone {
+    Expired,
+    Deleted,
+}
+
+struct Inner {
+    sandbox: Sandbox,
+    config: ServiceConfig,
+    registry: ToolRegistry,
+    http: HttpExecutor,
+    metrics: Metrics,
+    containers: Mutex<HashMap<Uuid, Arc<ContainerEntry>>>,
+    gone: Mutex<Bounded<Uuid, Gone>>,
+    executions: Mutex<Bounded<String, Arc<ExecutionEntry>>>,
+    shutting_down: AtomicBool,
+}
+
+/// A map that forgets its oldest entries beyond a capacity.
+struct Bounded<K, V> {
+    by_key: HashMap<K, V>,
+    order: VecDeque<K>,
+    capacity: usize,
+}
+
+impl<K: std::hash::Hash + Eq + Clone, V> Bounded<K, V> {
+    fn new(capacity: usize) -> Self {
+        Self { by_key: HashMap::new(), order: VecDeque::new(), capacity }
+    }
+
+    fn insert(&mut self, key: K, value: V) {
+        if self.by_key.insert(key.clone(), value).is_none() {
+            self.order.push_back(key);
+        }
+        while self.order.len() > self.capacity {
+            if let Some(old) = self.order.pop_front() {
+                self.by_key.remove(&old);
+            }
+        }
+    }
+
+    fn get(&self, key: &K) -> Option<&V> {
+        self.by_key.get(key)
+    }
+
+    fn values(&self) -> impl Iterator<Item = &V> {
+        self.by_key.values()
+    }
+}
+
+/// The service core; cheap to clone (shared).
+#[derive(Clone)]
+pub struct Service {
+    inner: Arc<Inner>,
+}
+
+/// Answers admitted calls for the service: `http` tools now, `client` tools by the caller.
+struct ServiceDispatcher<'a> {
+    http: &'a HttpExecutor,
+}
+
+impl Dispatcher for ServiceDispatcher<'_> {
+    async fn dispatch(&self, admission: &Admission, call: &ToolCall, context: &CallContext) -> Dispatch {
+        let definition = &admission.tool.definition;
+        match &definition.executor {
+            Executor::Client => Dispatch::Client,
+            Executor::Http { url } => {
+                let outcome = self.http.call(definition, url, &call.input, context).await;
+                Dispatch::Ready { result: outcome.result, attempts: outcome.attempts }
+            }
+        }
+    }
+}
+
+fn status_name(status: CallStatus) -> &'static str {
+    match status {
+        CallStatus::Requested => "requested",
+        CallStatus::Refused => "refused",
+        CallStatus::Dispatched => "dispatched",
+        CallStatus::Succeeded => "succeeded",
+        CallStatus::Failed => "failed",
+        CallStatus::TimedOut => "timed_out",
+        CallStatus::Cancelled => "cancelled",
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Service {
+    pub fn new(sandbox: Sandbox, config: ServiceConfig) -> Self {
+        let service = Self {
+            inner: Arc::new(Inner {
+                sandbox,
+                config,
+                registry: ToolRegistry::default(),
+                http: HttpExecutor::default(),
+                metrics: Metrics::default(),
+                containers: Mutex::default(),
+                gone: Mutex::new(Bounded::new(MAX_REMEMBERED_GONE)),
+                executions: Mutex::new(Bounded::new(MAX_RETAINED_EXECUTIONS)),
+                shutting_down: AtomicBool::new(false),
+            }),
+        };
+        service.spawn_reaper();
+        service
+    }
+
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.inner.registry
+    }
+
+    pub fn config(&self) -> &ServiceConfig {
+        &self.inner.config
+    }
+
+    pub fn metrics_text(&self) -> String {
+        let containers = lock(&self.inner.containers).len() as u64;
+        let executions_waiting = lock(&self.inner.executions)
+            .values()
+            .filter(|e| lock(&e.view).status == ExecutionStatus::RequiresAction)
+            .count() as u64;
+        self.inner.metrics.render(Gauges { containers, executions_waiting })
+    }
+
+    // -- containers ------------------------------------------------------------------
+
+    pub async fn create_container(&self, owner: &Owner) -> Result<ContainerView, ServiceError> {
+        let entry = self.new_container(owner).await?;
+        Ok(self.container_view(&entry, ContainerState::Idle, 0))
+    }
+
+    pub async fn get_container(&self, owner: &Owner, id: Uuid) -> Result<ContainerView, ServiceError> {
+        let entry = self.find_container(owner, id)?;
+        let (state, executions) = match entry.slot.try_lock() {
+            Ok(slot) if slot.waiting.is_some() => (ContainerState::WaitingForTools, slot.container.executions()),
+            Ok(slot) => (ContainerState::Idle, slot.container.executions()),
+            Err(_) => (ContainerState::Running, 0),
+        };
+        Ok(self.container_view(&entry, state, executions))
+    }
+
+    /// Removes a container; an execution waiting for client tools in it is ended as
+    /// interrupted. A container whose script is running is busy (409).
+    pub async fn delete_container(&self, owner: &Owner, id: Uuid) -> Result<(), ServiceError> {
+        let entry = self.find_container(owner, id)?;
+        let mut slot = entry
+            .slot
+            .try_lock()
+            .map_err(|_| ServiceError::Conflict(format!("container {id} is running an execution")))?;
+        self.interrupt_waiting(&mut slot, "the container was deleted").await;
+        self.forget_container(id, Gone::Deleted);
+        Ok(())
+    }
+
+    async fn new_container(&self, owner: &Owner) -> Result<Arc<ContainerEntry>, ServiceError> {
+        if self.inner.shutting_down.load(Ordering::Relaxed) {
+            return Err(ServiceError::ShuttingDown);
+        }
+        let container = self.inner.sandbox.create_container().await?;
+        let now = SystemTime::now();
+        let entry = Arc::new(ContainerEntry {
+            id: container.id(),
+            owner: owner.clone(),
+            created_at: now,
+            last_used: Mutex::new(now),
+            slot: tokio::sync::Mutex::new(Slot { container, waiting: None }),
+        });
+        lock(&self.inner.containers).insert(entry.id, entry.clone());
+        self.inner.metrics.container_created();
+        Ok(entry)
+    }
+
+    fn find_container(&self, owner: &Owner, id: Uuid) -> Result<Arc<ContainerEntry>, ServiceError> {
+        if let Some(entry) = lock(&self.inner.containers).get(&id).filter(|e| &e.owner == owner) {
+            return Ok(entry.clone());
+        }
+        // Another owner's container is as unknown as a missing one.
+        match lock(&self.inner.gone).get(&id) {
+            Some(Gone::Expired) => Err(ServiceError::Expired(id.to_string())),
+            _ => Err(ServiceError::NotFound(format!("container {id}"))),
+        }
+    }
+
+    fn expires_at(&self, entry: &ContainerEntry) -> SystemTime {
+        let idle_end = *lock(&entry.last_used) + self.inner.config.idle_timeout;
+        idle_end.min(entry.created_at + self.inner.config.max_age)
+    }
+
+    fn container_view(&self, entry: &ContainerEntry, state: ContainerState, executions: u64) -> ContainerView {
+        ContainerView {
+            id: entry.id,
+            created_at: entry.created_at,
+            expires_at: self.expires_at(entry),
+            state,
+            executions,
+        }
+    }
+
+    fn touch(&self, entry: &ContainerEntry) {
+        *lock(&entry.last_used) = SystemTime::now();
+    }
+
+    fn forget_container(&self, id: Uuid, why: Gone) {
+        lock(&self.inner.containers).remove(&id);
+        lock(&self.inner.gone).insert(id, why);
+    }
+
+    fn spawn_reaper(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(REAP_INTERVAL);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                Service { inner }.reap().await;
+            }
+        });
+    }
+
+    /// Removes containers past their idle time or maximum age (not while a script runs).
+    async fn reap(&self) {
+        let now = SystemTime::now();
+        let due: Vec<Arc<ContainerEntry>> =
+            lock(&self.inner.containers).values().filter(|e| self.expires_at(e) <= now).cloned().collect();
+        for entry in due {
+            let Ok(mut slot) = entry.slot.try_lock() else { continue };
+            self.interrupt_waiting(&mut slot, "the container expired").await;
+            self.forget_container(entry.id, Gone::Expired);
+            self.inner.metrics.container_expired();
+        }
+    }
+
+    // -- executions ------------------------------------------------------------------
+
+    /// Runs a new execution until it completes, fails or needs client tool results.
+    pub async fn create_execution(&self, owner: &Owner, request: NewExecution) -> Result<ExecutionView, ServiceError> {
+        if self.inner.shutting_down.load(Ordering::Relaxed) {
+            return Err(ServiceError::ShuttingDown);
+        }
+        if request.code.len() > MAX_CODE_BYTES {
+            return Err(ServiceError::InvalidRequest(format!("code is longer than {MAX_CODE_BYTES} bytes")));
+        }
+        let toolset = self.toolset(&request)?;
+        let limits = self
+            .inner
+            .config
+            .defaults
+            .with_overrides(&request.limits, &self.inner.config.maxima)
+            .map_err(|e| ServiceError::InvalidRequest(e.to_string()))?;
+        let entry = match request.container {
+            Some(id) => self.find_container(owner, id)?,
+            None => self.new_container(owner).await?,
+        };
+        let mut slot = entry
+            .slot
+            .try_lock()
+            .map_err(|_| ServiceError::Conflict(format!("container {} is running an execution", entry.id)))?;
+        if let Some(waiting) = &slot.waiting {
+            return Err(ServiceError::Conflict(format!(
+                "container {} has execution {} waiting for tool results",
+                entry.id, waiting.id
+            )));
+        }
+        self.touch(&entry);
+        let id = format!("exec_{}", Uuid::new_v4().simple());
+        let mut run = Run::new(id.clone(), entry.id.to_string(), toolset, limits);
+        let view = ExecutionView {
+            id: id.clone(),
+            container_id: entry.id,
+            container_expires_at: self.expires_at(&entry),
+            code: request.code.clone(),
+            status: ExecutionStatus::Running,
+            tool_uses: Vec::new(),
+            outcome: None,
+            error: None,
+            usage: Usage::default(),
+            ledger: Vec::new(),
+            created_at: SystemTime::now(),
+        };
+        let execution = Arc::new(ExecutionEntry { owner: owner.clone(), view: Mutex::new(view) });
+        self.remember_execution(id, execution.clone());
+        let dispatcher = ServiceDispatcher { http: &self.inner.http };
+        let progress = run.start(&mut slot.container, &request.code, &dispatcher).await;
+        Ok(self.after_progress(&entry, &mut slot, &execution, run, progress))
+    }
+
+    pub fn get_execution(&self, owner: &Owner, id: &str) -> Result<ExecutionView, ServiceError> {
+        let entry = self.find_execution(owner, id)?;
+        let view = lock(&entry.view).clone();
+        Ok(view)
+    }
+
+    /// Answers every pending client call of an execution and runs it on.
+    pub async fn submit_tool_results(
+        &self,
+        owner: &Owner,
+        id: &str,
+        answers: Vec<(String, Result<String, ToolFailure>)>,
+    ) -> Result<ExecutionView, ServiceError> {
+        let execution = self.find_execution(owner, id)?;
+        let container_id = lock(&execution.view).container_id;
+        let entry = self.find_container(owner, container_id)?;
+        let mut slot = entry.slot.lock().await;
+        let mut run = match slot.waiting.take() {
+            Some(run) if run.id == id => run,
+            other => {
+                slot.waiting = other;
+                return Err(ServiceError::Conflict(format!("execution {id} is not waiting for tool results")));
+            }
+        };
+        if let Err(e) = run.check_answers(answers.iter().map(|(id, _)| id.as_str())) {
+            slot.waiting = Some(run);
+            return Err(ServiceError::InvalidRequest(e.to_string()));
+        }
+        self.touch(&entry);
+        let dispatcher = ServiceDispatcher { http: &self.inner.http };
+        let progress = run.answer(&mut slot.container, answers, &dispatcher).await;
+        Ok(self.after_progress(&entry, &mut slot, &execution, run, progress))
+    }
+
+    fn find_execution(&self, owner: &Owner, id: &str) -> Result<Arc<ExecutionEntry>, ServiceError> {
+        lock(&self.inner.executions)
+            .get(&id.to_owned())
+            .filter(|e| &e.owner == owner)
+            .cloned()
+            .ok_or_else(|| ServiceError::NotFound(format!("execution {id}")))
+    }
+
+    fn remember_execution(&self, id: String, entry: Arc<ExecutionEntry>) {
+        lock(&self.inner.executions).insert(id, entry);
+    }
+
+    /// Publishes where the execution stands, keeps a waiting run in the slot, and arms the
+    /// timer that moves it on if the client does not answer in time.
+    fn after_progress(
+        &self,
+        entry: &Arc<ContainerEntry>,
+        slot: &mut Slot,
+        execution: &ExecutionEntry,
+        run: Run,
+        progress: Result<Progress, EngineError>,
+    ) -> ExecutionView {
+        self.touch(entry);
+        let mut view = lock(&execution.view);
+        view.container_expires_at = self.expires_at(entry);
+        view.usage = run.usage.clone();
+        view.ledger = run.ledger.clone();
+        match progress {
+            Ok(Progress::Finished(outcome)) => {
+                let outcome = *outcome;
+                let metrics = &self.inner.metrics;
+                for call in &run.ledger {
+                    metrics.tool_call(status_name(call.status));
+                }
+                metrics.execution_time(outcome.run_time);
+                view.tool_uses.clear();
+                view.status = match &outcome.stop {
+                    None => ExecutionStatus::Completed,
+                    Some(stop) => {
+                        metrics.limit_hit(stop.code());
+                        view.error =
+                            Some(ExecutionError { kind: stop.code().into(), message: stop.message(&run.limits) });
+                        ExecutionStatus::Failed
+                    }
+                };
+                metrics.execution(if view.status == ExecutionStatus::Completed { "completed" } else { "failed" });
+                view.outcome = Some(outcome);
+            }
+            Ok(Progress::WaitingForClient) => {
+                self.inner.metrics.execution("requires_action");
+                view.status = ExecutionStatus::RequiresAction;
+                view.tool_uses = run
+                    .client_calls
+                    .iter()
+                    .map(|c| ToolUse { id: c.id.clone(), name: c.name.clone(), input: c.input.clone() })
+                    .collect();
+                if let Some(deadline) = run.next_deadline() {
+                    self.arm_timer(entry.clone(), run.id.clone(), deadline);
+                }
+                slot.waiting = Some(run);
+            }
+            Err(error) => {
+                view.status = ExecutionStatus::Failed;
+                view.tool_uses.clear();
+                view.error = Some(ExecutionError { kind: "internal_error".into(), message: error.to_string() });
+                self.inner.metrics.execution("failed");
+            }
+        }
+        view.clone()
+    }
+
+    fn arm_timer(&self, entry: Arc<ContainerEntry>, execution_id: String, deadline: Instant) {
+        let weak = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            tokio::time::sleep_until(deadline.into()).await;
+            let Some(inner) = weak.upgrade() else { return };
+            Service { inner }.on_timer(entry, &execution_id).await;
+        });
+    }
+
+    /// A client call ran past `pending_timeout_ms`, or a timer of the script fell due.
+    async fn on_timer(&self, entry: Arc<ContainerEntry>, execution_id: &str) {
+        let mut slot = entry.slot.lock().await;
+        let run = match slot.waiting.take() {
+            Some(run) if run.id == execution_id => run,
+            other => {
+                slot.waiting = other;
+                return;
+            }
+        };
+        let now = Instant::now();
+        if run.next_deadline().is_none_or(|deadline| deadline > now) {
+            if let Some(deadline) = run.next_deadline() {
+                self.arm_timer(entry.clone(), run.id.clone(), deadline);
+            }
+            slot.waiting = Some(run);
+            return;
+        }
+        let Some(execution) = lock(&self.inner.executions).get(&execution_id.to_owned()).cloned() else {
+            slot.waiting = Some(run);
+            return;
+        };
+        let mut run = run;
+        let dispatcher = ServiceDispatcher { http: &self.inner.http };
+        let progress = run.expire(&mut slot.container, now, &dispatcher).await;
+        self.after_progress(&entry, &mut slot, &execution, run, progress);
+    }
+
+    /// Ends an execution that waits for client tools, rolling its container back.
+    async fn interrupt_waiting(&self, slot: &mut Slot, why: &str) {
+        let Some(run) = slot.waiting.take() else { return };
+        let outcome = slot.container.abort(why).await.ok();
+        if let Some(execution) = lock(&self.inner.executions).get(&run.id).cloned() {
+            let mut view = lock(&execution.view);
+            view.status = ExecutionStatus::Failed;
+            view.tool_uses.clear();
+            view.error = Some(ExecutionError { kind: "interrupted".into(), message: why.to_owned() });
+            view.outcome = outcome;
+            view.ledger = run.ledger;
+            self.inner.metrics.execution("failed");
+        }
+    }
+
+    /// Refuses new work and ends executions that wait for client tools as interrupted.
+    pub async fn shutdown(&self) {
+        self.inner.shutting_down.store(true, Ordering::Relaxed);
+        let entries: Vec<_> = lock(&self.inner.containers).values().cloned().collect();
+        for entry in entries {
+            let mut slot = entry.slot.lock().await;
+            self.interrupt_waiting(&mut slot, "the service shut down").await;
+        }
+    }
+
+    /// Inline tools plus registered ones by name; names must not repeat.
+    fn toolset(&self, request: &NewExecution) -> Result<Toolset, ServiceError> {
+        if request.tools.len() + request.tool_names.len() > MAX_TOOLS_PER_EXECUTION {
+            return Err(ServiceError::InvalidRequest(format!("at most {MAX_TOOLS_PER_EXECUTION} tools per execution")));
+        }
+        let mut tools: BTreeMap<String, Arc<Tool>> = BTreeMap::new();
+        let named = request.tool_names.iter().map(|name| {
+            self.inner
+                .registry
+                .get(name)
+                .ok_or_else(|| ServiceError::InvalidRequest(format!("tool_names: no registered tool named {name:?}")))
+        });
+        let inline = request.tools.iter().map(|d| Tool::new(d.clone()).map_err(ServiceError::InvalidRequest));
+        for tool in inline.chain(named) {
+            let tool = tool?;
+            if tools.insert(tool.name().to_owned(), tool.clone()).is_some() {
+                return Err(ServiceError::InvalidRequest(format!("tool {:?} is given twice", tool.name())));
+            }
+        }
+        Ok(Toolset::new(tools.into_values()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn execution_status_serializes_as_the_contract_says() {
+        assert_eq!(serde_json::to_value(ExecutionStatus::RequiresAction).unwrap(), "requires_action");
+        assert_eq!(serde_json::to_value(ExecutionStatus::Completed).unwrap(), "completed");
+    }
+
+    #[test]
+    fn unix_ms_counts_from_the_epoch() {
+        assert_eq!(super::super::unix_ms(SystemTime::UNIX_EPOCH + Duration::from_millis(1234)), 1234);
+    }
+}

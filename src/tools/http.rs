@@ -1,0 +1,167 @@
+//! The `http` executor: POST the arguments to the tool's URL, with its timeout and a bounded
+//! number of retries for tools whose side effects allow them.
+
+use super::{SideEffects, ToolDefinition};
+use crate::sandbox::ToolFailure;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::time::Duration;
+
+/// Used when a tool definition gives no `timeout_ms`.
+pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 30_000;
+/// Attempts for a `read_only` or `idempotent` tool that fails transiently (`write`: one).
+pub const MAX_ATTEMPTS: u32 = 3;
+/// Wait before the first retry; doubled for each further one.
+pub const RETRY_BACKOFF: Duration = Duration::from_millis(100);
+/// Largest response body read from a tool.
+pub const MAX_RESULT_BYTES: usize = 8 << 20;
+pub const IDEMPOTENCY_HEADER: &str = "Idempotency-Key";
+
+/// Where a call comes from; names the idempotency key so that it is the same on every
+/// attempt and never chosen by the script.
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    pub container_id: String,
+    pub execution_id: String,
+    pub call_id: String,
+    pub seq: u64,
+}
+
+impl CallContext {
+    pub fn idempotency_key(&self) -> String {
+        let mut hasher = Sha256::new();
+        for part in [self.container_id.as_str(), self.execution_id.as_str(), &self.seq.to_string()] {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part.as_bytes());
+        }
+        crate::sandbox::image::hex(&hasher.finalize()[..16])
+    }
+}
+
+/// The answer of one call and how many attempts it took.
+#[derive(Debug, Clone)]
+pub struct HttpOutcome {
+    pub result: Result<String, ToolFailure>,
+    pub attempts: u32,
+}
+
+/// One HTTP client (connection pool) for every `http` tool.
+#[derive(Debug, Clone, Default)]
+pub struct HttpExecutor {
+    client: reqwest::Client,
+}
+
+enum Attempt {
+    Done(Result<String, ToolFailure>),
+    /// Worth another try if the tool allows it; the failure to report if not.
+    Transient(ToolFailure),
+}
+
+impl HttpExecutor {
+    pub async fn call(
+        &self,
+        tool: &ToolDefinition,
+        url: &str,
+        input: &Map<String, Value>,
+        context: &CallContext,
+    ) -> HttpOutcome {
+        let body = serde_json::to_vec(input).expect("a JSON map serializes");
+        let timeout = Duration::from_millis(tool.timeout_ms.unwrap_or(DEFAULT_TOOL_TIMEOUT_MS));
+        let attempts_allowed = match tool.side_effects {
+            SideEffects::ReadOnly | SideEffects::Idempotent => MAX_ATTEMPTS,
+            SideEffects::Write => 1,
+        };
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.attempt(url, &body, timeout, context).await {
+                Attempt::Done(result) => return HttpOutcome { result, attempts: attempt },
+                Attempt::Transient(failure) if attempt >= attempts_allowed => {
+                    return HttpOutcome { result: Err(failure), attempts: attempt };
+                }
+                Attempt::Transient(_) => tokio::time::sleep(RETRY_BACKOFF * 2u32.pow(attempt - 1)).await,
+            }
+        }
+    }
+
+    async fn attempt(&self, url: &str, body: &[u8], timeout: Duration, context: &CallContext) -> Attempt {
+        let request = self
+            .client
+            .post(url)
+            .timeout(timeout)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(IDEMPOTENCY_HEADER, context.idempotency_key())
+            .header("Sluice-Execution", &context.execution_id)
+            .header("Sluice-Call", &context.call_id)
+            .body(body.to_vec());
+        let mut response = match request.send().await {
+            Ok(response) => response,
+            Err(e) if e.is_timeout() => {
+                return Attempt::Transient(ToolFailure::new(
+                    "timeout",
+                    format!("no answer within {} ms", timeout.as_millis()),
+                ));
+            }
+            Err(e) => {
+                return Attempt::Transient(ToolFailure::new("unavailable", format!("could not reach the tool: {e}")));
+            }
+        };
+        let status = response.status();
+        let mut text = Vec::new();
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) if text.len() + chunk.len() > MAX_RESULT_BYTES => {
+                    return Attempt::Done(Err(ToolFailure::new(
+                        "tool_error",
+                        format!("the tool answered more than {MAX_RESULT_BYTES} bytes"),
+                    )));
+                }
+                Ok(Some(chunk)) => text.extend_from_slice(&chunk),
+                Ok(None) => break,
+                Err(e) if e.is_timeout() => {
+                    return Attempt::Transient(ToolFailure::new(
+                        "timeout",
+                        format!("no answer within {} ms", timeout.as_millis()),
+                    ));
+                }
+                Err(e) => {
+                    return Attempt::Transient(ToolFailure::new("unavailable", format!("the answer broke off: {e}")));
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&text).into_owned();
+        if status.is_success() {
+            return Attempt::Done(Ok(text));
+        }
+        let failure =
+            ToolFailure::new("tool_error", format!("the tool answered HTTP {}: {}", status.as_u16(), snippet(&text)));
+        if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            let mut unavailable = failure;
+            unavailable.code = "unavailable".into();
+            return Attempt::Transient(unavailable);
+        }
+        Attempt::Done(Err(failure))
+    }
+}
+
+fn snippet(text: &str) -> &str {
+    const SNIPPET_CHARS: usize = 200;
+    match text.char_indices().nth(SNIPPET_CHARS) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idempotency_keys_are_stable_per_call_and_differ_between_calls() {
+        let context =
+            |seq| CallContext { container_id: "c".into(), execution_id: "e".into(), call_id: "x".into(), seq };
+        assert_eq!(context(1).idempotency_key(), context(1).idempotency_key());
+        assert_ne!(context(1).idempotency_key(), context(2).idempotency_key());
+        assert_eq!(context(1).idempotency_key().len(), 32);
+    }
+}
