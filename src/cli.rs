@@ -1,6 +1,7 @@
 //! The `sluice` command line: parse, call the library, shape the answer.
 
 use crate::api::{self, AppState, auth::ApiKeys};
+use crate::audit::{ContainerHistory, ExecutionFilter, Store, read_bundle, verify_chain, write_bundle};
 use crate::engine::service::{Service, ServiceConfig};
 use crate::engine::{self, Answers};
 use crate::sandbox::{LimitOverrides, Limits, Sandbox, SandboxConfig};
@@ -25,6 +26,24 @@ pub struct Cli {
 pub enum Command {
     /// Run the HTTP service.
     Serve(ServeArgs),
+    /// Re-run an execution from the audit trail: prints `identical` (exit 0) or the first
+    /// divergence (exit 1). Never calls a tool.
+    Replay {
+        /// The execution; with --bundle, defaults to the bundle's last execution.
+        execution_id: Option<String>,
+        /// Replay offline from an exported bundle instead of the store.
+        #[arg(long)]
+        bundle: Option<PathBuf>,
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long, env = "SLUICE_CACHE_DIR")]
+        cache_dir: Option<PathBuf>,
+    },
+    /// Read and check the audit trail.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
     /// Run one script in a fresh container; exit with its return code (3: a limit stopped it).
     Run {
         /// The Python script.
@@ -44,17 +63,75 @@ pub enum Command {
     },
 }
 
-#[derive(Debug, clap::Args)]
-pub struct ServeArgs {
-    /// Address to listen on.
-    #[arg(long, env = "SLUICE_LISTEN", default_value = "127.0.0.1:8080")]
-    pub listen: String,
+/// Where the audit store is: SQLite in the data directory unless a URL says otherwise.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoreArgs {
     /// Directory for the embedded store and other state.
     #[arg(long, env = "SLUICE_DATA_DIR", default_value = "./sluice-data")]
     pub data_dir: PathBuf,
     /// Store URL (sqlite:// or postgres://); default: SQLite in the data directory.
     #[arg(long, env = "DATABASE_URL")]
     pub database_url: Option<String>,
+}
+
+impl StoreArgs {
+    async fn open(&self) -> Result<Store, String> {
+        let url = match &self.database_url {
+            Some(url) => url.clone(),
+            None => {
+                std::fs::create_dir_all(&self.data_dir)
+                    .map_err(|e| format!("cannot create data directory {}: {e}", self.data_dir.display()))?;
+                Store::sqlite_url(&self.data_dir)
+            }
+        };
+        Store::open(&url).await.map_err(|e| e.to_string())
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Check every hash chain; exit 0 when all hold, 1 naming the first broken record.
+    Verify {
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Write a container's history as a bundle (JSON lines) to stdout or a file.
+    Export {
+        container_id: String,
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// List executions on record, newest first.
+    List {
+        #[arg(long)]
+        container: Option<String>,
+        #[arg(long)]
+        outcome: Option<String>,
+        #[arg(long)]
+        tool: Option<String>,
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Delete the whole history of containers idle for longer than the given age.
+    Prune {
+        #[arg(long)]
+        older_than_days: u64,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "SLUICE_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// An API key clients must present as a bearer token (repeatable; comma-separated in
     /// the environment). Without keys the service is open.
     #[arg(long = "api-key", env = "SLUICE_API_KEYS", value_delimiter = ',', hide_env_values = true)]
@@ -84,6 +161,10 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Serve(args) => runtime.block_on(serve(args)),
+        Command::Replay { execution_id, bundle, store, cache_dir } => {
+            runtime.block_on(replay_command(execution_id, bundle, store, cache_dir))
+        }
+        Command::Audit { command } => runtime.block_on(audit_command(command)),
         Command::Run { file, tools, answers, limits, cache_dir } => {
             runtime.block_on(run(&file, tools.as_deref(), answers.as_deref(), &limits, cache_dir))
         }
@@ -115,9 +196,10 @@ async fn serve(args: ServeArgs) -> ExitCode {
         Ok(limits) => limits,
         Err(e) => return usage_error(&e.to_string()),
     };
-    if let Err(e) = std::fs::create_dir_all(&args.data_dir) {
-        return usage_error(&format!("cannot create data directory {}: {e}", args.data_dir.display()));
-    }
+    let store = match args.store.open().await {
+        Ok(store) => std::sync::Arc::new(store),
+        Err(e) => return usage_error(&e),
+    };
     let mut sandbox_config = SandboxConfig { max_containers: args.max_containers, ..SandboxConfig::default() };
     if let Some(dir) = args.cache_dir {
         sandbox_config.cache_dir = dir;
@@ -135,12 +217,14 @@ async fn serve(args: ServeArgs) -> ExitCode {
     };
     let image_hash: std::sync::Arc<str> = sandbox.image_hash().into();
     let keys = ApiKeys::new(&args.api_keys);
-    let state = AppState { service: Service::new(sandbox, config), keys: std::sync::Arc::new(keys), image_hash };
+    let service = Service::with_store(sandbox, config, store);
+    let state = AppState { service, keys: std::sync::Arc::new(keys), image_hash };
     let listener = match tokio::net::TcpListener::bind(&args.listen).await {
         Ok(listener) => listener,
         Err(e) => return usage_error(&format!("cannot listen on {}: {e}", args.listen)),
     };
-    tracing::info!(listen = %args.listen, auth = state.keys.enabled(), "sluice is serving");
+    let address = listener.local_addr().map(|a| a.to_string()).unwrap_or_else(|_| args.listen.clone());
+    tracing::info!(listen = %address, auth = state.keys.enabled(), "sluice is serving");
     match api::serve(listener, state, shutdown_signal()).await {
         Ok(()) => {
             tracing::info!("stopped");
@@ -164,6 +248,133 @@ async fn shutdown_signal() {
         _ = terminate.recv() => {},
     }
     tracing::info!("shutting down: finishing requests in flight");
+}
+
+async fn replay_command(
+    execution_id: Option<String>,
+    bundle: Option<PathBuf>,
+    store: StoreArgs,
+    cache_dir: Option<PathBuf>,
+) -> ExitCode {
+    let loaded = async {
+        let (container_id, records) = match &bundle {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                read_bundle(&text)?
+            }
+            None => {
+                let id = execution_id.as_deref().ok_or("give an execution id, or --bundle FILE")?;
+                let store = store.open().await?;
+                let (container_id, _) = store
+                    .container_of(id)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .ok_or(format!("no execution {id} on record"))?;
+                let records = store.records(&container_id).await.map_err(|e| e.to_string())?;
+                (container_id, records)
+            }
+        };
+        let chain = verify_chain(&container_id, &records);
+        let history = ContainerHistory::from_records(&container_id, &records)?;
+        let target = match execution_id.clone() {
+            Some(id) => id,
+            None => history.executions.last().map(|e| e.execution_id.clone()).ok_or("the bundle has no executions")?,
+        };
+        Ok::<_, String>((chain, history, target))
+    }
+    .await;
+    let (chain, history, target) = match loaded {
+        Ok(loaded) => loaded,
+        Err(e) => return usage_error(&e),
+    };
+    let mut config = SandboxConfig::default();
+    if let Some(dir) = cache_dir {
+        config.cache_dir = dir;
+    }
+    let sandbox = match Sandbox::new(config).await {
+        Ok(sandbox) => sandbox,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    let report = match crate::engine::replay::replay(&sandbox, &history, &target).await {
+        Ok(report) => report,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    let mut identical = true;
+    if let Err(broken) = chain {
+        println!("chain broken: {broken}");
+        identical = false;
+    }
+    match &report.divergence {
+        None => println!(
+            "identical ({} executions replayed in {:.1} ms)",
+            report.executions_replayed,
+            report.elapsed.as_secs_f64() * 1e3
+        ),
+        Some(divergence) => {
+            println!("diverged: {divergence}");
+            identical = false;
+        }
+    }
+    if identical { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+async fn audit_command(command: AuditCommand) -> ExitCode {
+    let result: Result<ExitCode, String> = async {
+        match command {
+            AuditCommand::Verify { store } => {
+                let report = store.open().await?.verify().await.map_err(|e| e.to_string())?;
+                match report.broken {
+                    None => {
+                        println!(
+                            "ok: {} records in {} containers, every chain holds",
+                            report.records, report.containers
+                        );
+                        Ok(ExitCode::SUCCESS)
+                    }
+                    Some(broken) => {
+                        println!("broken: {broken}");
+                        Ok(ExitCode::from(1))
+                    }
+                }
+            }
+            AuditCommand::Export { container_id, output, store } => {
+                let records = store.open().await?.records(&container_id).await.map_err(|e| e.to_string())?;
+                if records.is_empty() {
+                    return Err(format!("no records for container {container_id}"));
+                }
+                let mut bundle = Vec::new();
+                write_bundle(&container_id, &records, &mut bundle).map_err(|e| e.to_string())?;
+                match output {
+                    Some(path) => {
+                        std::fs::write(&path, bundle).map_err(|e| format!("cannot write {}: {e}", path.display()))?
+                    }
+                    None => std::io::Write::write_all(&mut std::io::stdout(), &bundle).map_err(|e| e.to_string())?,
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            AuditCommand::List { container, outcome, tool, limit, store } => {
+                let filter = ExecutionFilter {
+                    container_id: container,
+                    outcome,
+                    tool,
+                    limit: Some(limit),
+                    ..Default::default()
+                };
+                for row in store.open().await?.list_executions(&filter).await.map_err(|e| e.to_string())? {
+                    println!("{}", serde_json::to_string(&row).map_err(|e| e.to_string())?);
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            AuditCommand::Prune { older_than_days, store } => {
+                let cutoff = std::time::SystemTime::now() - std::time::Duration::from_secs(older_than_days * 86_400);
+                let removed = store.open().await?.prune(cutoff).await.map_err(|e| e.to_string())?;
+                println!("removed the history of {removed} containers idle for more than {older_than_days} days");
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    }
+    .await;
+    result.unwrap_or_else(|e| usage_error(&e))
 }
 
 fn usage_error(message: &str) -> ExitCode {

@@ -5,6 +5,7 @@
 //! nothing of wasm.
 
 pub mod api;
+pub mod audit;
 pub mod cli;
 pub mod engine;
 pub mod sandbox;

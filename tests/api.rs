@@ -515,3 +515,42 @@ async fn the_service_answers_over_a_real_listener() {
     stop.send(()).unwrap();
     server.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn the_audit_trail_is_listed_exported_and_replayed_over_http() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("api-audit-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = Arc::new(sluice::audit::Store::open(&sluice::audit::Store::sqlite_url(&dir)).await.unwrap());
+    let sandbox = common::sandbox();
+    let image_hash: Arc<str> = sandbox.image_hash().into();
+    let service = Service::with_store(sandbox, ServiceConfig::default(), store);
+    let app = app(AppState { service, keys: Arc::new(ApiKeys::default()), image_hash });
+    let (_, paused) =
+        post(&app, "/v1/executions", json!({"code": "print(len(await t({})))", "tools": [client_tool("t")]})).await;
+    let id = paused["id"].as_str().unwrap().to_owned();
+    let answer = json!({"tool_results": [{"type": "tool_result", "tool_use_id": paused["tool_uses"][0]["id"], "content": "abcd"}]});
+    let (_, done) = post(&app, &format!("/v1/executions/{id}/tool_results"), answer).await;
+    assert_eq!(done["result"]["stdout"], "4\n");
+    post(&app, "/v1/executions", json!({"code": "1/0"})).await;
+
+    let (status, listed) = send(&app, "GET", "/v1/executions?tool=t", None, None).await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    assert_eq!(listed["data"].as_array().unwrap().len(), 1);
+    assert_eq!(listed["data"][0]["id"], id.as_str());
+    let (_, errors) =
+        send(&app, "GET", "/v1/executions?outcome=python_error&since=2020-01-01T00:00:00Z", None, None).await;
+    assert_eq!(errors["data"].as_array().unwrap().len(), 1);
+    let (status, _) = send(&app, "GET", "/v1/executions?since=yesterday", None, None).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    let (status, replayed) = send(&app, "POST", &format!("/v1/executions/{id}/replay"), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{replayed}");
+    assert_eq!(replayed["result"], "identical");
+
+    let container = done["container"]["id"].as_str().unwrap();
+    let (status, bundle) = send(&app, "GET", &format!("/v1/containers/{container}/export"), None, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, records) = sluice::audit::read_bundle(bundle.as_str().unwrap()).unwrap();
+    assert_eq!(records[0].kind, "container_created");
+    assert!(records.iter().any(|r| r.kind == "execution_finished"));
+}

@@ -97,3 +97,81 @@ fn run_reports_bad_input_with_exit_2() {
         assert!(text(&out.stderr).starts_with("sluice: "), "{args:?}: {}", text(&out.stderr));
     }
 }
+
+/// Records executions through the library into a SQLite data directory, for the CLI to read.
+fn record_history(data_dir: &std::path::Path) -> (String, String) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        use sluice::engine::service::NewExecution;
+        std::fs::create_dir_all(data_dir).unwrap();
+        let store = sluice::audit::Store::open(&sluice::audit::Store::sqlite_url(data_dir)).await.unwrap();
+        let sandbox = sluice::Sandbox::new(sluice::SandboxConfig::default()).await.unwrap();
+        let service =
+            sluice::Service::with_store(sandbox, sluice::ServiceConfig::default(), std::sync::Arc::new(store));
+        let owner = "cli".to_owned();
+        let first = service
+            .create_execution(&owner, NewExecution { code: "x = 20".into(), ..Default::default() })
+            .await
+            .unwrap();
+        let request =
+            NewExecution { code: "print(x * 2 + 2)".into(), container: Some(first.container_id), ..Default::default() };
+        let second = service.create_execution(&owner, request).await.unwrap();
+        (first.container_id.to_string(), second.id)
+    })
+}
+
+#[test]
+fn audit_verify_export_and_replay_from_the_store_and_a_bundle() {
+    let s = Scratch::new("audit");
+    let data_dir = s.dir.join("data");
+    let (container, execution) = record_history(&data_dir);
+    let data = data_dir.to_str().unwrap();
+    let verify = sluice(&["audit", "verify", "--data-dir", data]);
+    assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stdout));
+    let replayed = sluice(&["replay", &execution, "--data-dir", data]);
+    assert_eq!(replayed.status.code(), Some(0), "{}{}", text(&replayed.stdout), text(&replayed.stderr));
+    assert!(text(&replayed.stdout).starts_with("identical"));
+
+    let bundle = s.dir.join("history.jsonl");
+    let export = sluice(&["audit", "export", &container, "--data-dir", data, "--output", bundle.to_str().unwrap()]);
+    assert_eq!(export.status.code(), Some(0), "{}", text(&export.stderr));
+    let offline = sluice(&["replay", "--bundle", bundle.to_str().unwrap()]);
+    assert_eq!(offline.status.code(), Some(0), "{}", text(&offline.stdout));
+
+    let tampered = std::fs::read_to_string(&bundle).unwrap().replace("x * 2 + 2", "x * 2 + 3");
+    let tampered_path = s.file("tampered.jsonl", &tampered);
+    let diverged = sluice(&["replay", "--bundle", &tampered_path]);
+    assert_eq!(diverged.status.code(), Some(1));
+    let report = text(&diverged.stdout);
+    assert!(
+        report.contains("chain broken") && report.contains("diverged: ") && report.contains("stdout differs"),
+        "{report}"
+    );
+}
+
+#[test]
+fn serve_starts_answers_and_stops_gracefully() {
+    use std::io::{BufRead, BufReader};
+    let s = Scratch::new("serve");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir", s.dir.join("data").to_str().unwrap()])
+        .env("SLUICE_LOG", "info")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let address = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| line.split("listen=").nth(1).map(|rest| rest.split_whitespace().next().unwrap().to_owned()))
+        .expect("the service logs its address");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let health = runtime
+        .block_on(async { reqwest::get(format!("http://{address}/healthz")).await.unwrap().text().await.unwrap() });
+    assert!(health.contains("\"ok\""), "{health}");
+    assert!(s.dir.join("data/sluice.db").exists(), "the SQLite store is created on first start");
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+}

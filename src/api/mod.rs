@@ -10,7 +10,7 @@ pub mod types;
 use crate::engine::service::{NewExecution, Service};
 use crate::tools::ToolDefinition;
 use auth::{ApiKeys, Caller};
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
@@ -19,7 +19,9 @@ use error::{ApiError, ApiJson, ErrorBody};
 use std::future::Future;
 use std::sync::Arc;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
-use types::{Container, CreateExecution, Execution, Health, ToolList, ToolResults};
+use types::{
+    Container, CreateExecution, Execution, ExecutionList, ExecutionQuery, Health, Replay, ToolList, ToolResults,
+};
 use utoipa::OpenApi;
 use uuid::Uuid;
 
@@ -50,18 +52,30 @@ pub struct AppState {
         healthz,
         metrics
     ),
-    components(schemas(ErrorBody, Execution, Container, CreateExecution, ToolResults, ToolList, Health))
+    components(schemas(
+        ErrorBody,
+        Execution,
+        Container,
+        CreateExecution,
+        ToolResults,
+        ToolList,
+        Health,
+        ExecutionList,
+        Replay
+    ))
 )]
 pub struct ApiDoc;
 
 /// The router with every route, auth, limits and request logs.
 pub fn app(state: AppState) -> Router {
     Router::new()
-        .route("/v1/executions", post(create_execution))
+        .route("/v1/executions", post(create_execution).get(list_executions))
         .route("/v1/executions/{id}", get(get_execution))
         .route("/v1/executions/{id}/tool_results", post(submit_tool_results))
+        .route("/v1/executions/{id}/replay", post(replay_execution))
         .route("/v1/containers", post(create_container))
         .route("/v1/containers/{id}", get(get_container).delete(delete_container))
+        .route("/v1/containers/{id}/export", get(export_container))
         .route("/v1/tools", post(create_tool).get(list_tools))
         .route("/v1/tools/{name}", get(get_tool).delete(delete_tool))
         .route("/healthz", get(healthz))
@@ -122,7 +136,7 @@ async fn get_execution(
     Caller(owner): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Execution>, ApiError> {
-    Ok(Json(Execution::from_view(state.service.get_execution(&owner, &id)?, true)))
+    Ok(Json(Execution::from_view(state.service.get_execution(&owner, &id).await?, true)))
 }
 
 /// Answer every pending tool call of an execution; it runs on.
@@ -137,6 +151,47 @@ async fn submit_tool_results(
     let answers = body.tool_results.into_iter().map(types::ToolResultBlock::into_answer).collect();
     let view = state.service.submit_tool_results(&owner, &id, answers).await?;
     Ok(Json(Execution::from_view(view, false)))
+}
+
+/// Executions on record, newest first; filter by container, start time, outcome or tool.
+#[utoipa::path(get, path = "/v1/executions", params(ExecutionQuery),
+    responses((status = 200, body = ExecutionList), (status = 400, body = ErrorBody)))]
+async fn list_executions(
+    State(state): State<AppState>,
+    Caller(owner): Caller,
+    Query(query): Query<ExecutionQuery>,
+) -> Result<Json<ExecutionList>, ApiError> {
+    let filter = query.into_filter()?;
+    let data = state.service.list_executions(&owner, filter).await?;
+    Ok(Json(ExecutionList { data }))
+}
+
+/// Re-run an execution from its container's audit trail; reports `identical` or the first divergence.
+#[utoipa::path(post, path = "/v1/executions/{id}/replay",
+    responses((status = 200, body = Replay), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn replay_execution(
+    State(state): State<AppState>,
+    Caller(owner): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Replay>, ApiError> {
+    let report = state.service.replay(&owner, &id).await?;
+    Ok(Json(Replay::from(report)))
+}
+
+/// A container's audit chain as a bundle: a header line, then one record per line.
+#[utoipa::path(get, path = "/v1/containers/{id}/export",
+    responses((status = 200, content_type = "application/x-ndjson"), (status = 404, body = ErrorBody)))]
+async fn export_container(
+    State(state): State<AppState>,
+    Caller(owner): Caller,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    let id = container_id(&id)?;
+    let records = state.service.container_records(&owner, id).await?;
+    let mut bundle = Vec::new();
+    crate::audit::write_bundle(&id.to_string(), &records, &mut bundle)
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], bundle))
 }
 
 /// A new, empty container.

@@ -266,6 +266,74 @@ pub struct ToolList {
     pub data: Vec<ToolDefinition>,
 }
 
+/// Filters of `GET /v1/executions`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ExecutionQuery {
+    pub container: Option<String>,
+    /// RFC 3339 time or Unix milliseconds: started at or after.
+    pub since: Option<String>,
+    /// RFC 3339 time or Unix milliseconds: started at or before.
+    pub until: Option<String>,
+    /// `completed`, `python_error`, a limit's code, `interrupted`.
+    pub outcome: Option<String>,
+    /// Executions that called this tool.
+    pub tool: Option<String>,
+    pub limit: Option<i64>,
+}
+
+fn parse_time(field: &str, text: &str) -> Result<i64, crate::api::error::ApiError> {
+    if let Ok(ms) = text.parse::<i64>() {
+        return Ok(ms);
+    }
+    humantime::parse_rfc3339_weak(text).map(|t| crate::audit::unix_ms(t) as i64).map_err(|_| {
+        crate::api::error::ApiError::InvalidRequest(format!("{field} must be an RFC 3339 time or Unix milliseconds"))
+    })
+}
+
+impl ExecutionQuery {
+    pub fn into_filter(self) -> Result<crate::audit::ExecutionFilter, crate::api::error::ApiError> {
+        Ok(crate::audit::ExecutionFilter {
+            owner: None,
+            container_id: self.container,
+            since: self.since.as_deref().map(|t| parse_time("since", t)).transpose()?,
+            until: self.until.as_deref().map(|t| parse_time("until", t)).transpose()?,
+            outcome: self.outcome,
+            tool: self.tool,
+            limit: self.limit,
+        })
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ExecutionList {
+    #[schema(value_type = Vec<Object>)]
+    pub data: Vec<crate::audit::ExecutionRow>,
+}
+
+/// The result of a replay.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Replay {
+    pub execution_id: String,
+    /// `identical` or `diverged`.
+    pub result: &'static str,
+    pub divergence: Option<String>,
+    pub executions_replayed: usize,
+    pub elapsed_ms: f64,
+}
+
+impl From<crate::engine::replay::ReplayReport> for Replay {
+    fn from(report: crate::engine::replay::ReplayReport) -> Self {
+        Self {
+            execution_id: report.execution_id,
+            result: if report.divergence.is_none() { "identical" } else { "diverged" },
+            divergence: report.divergence,
+            executions_replayed: report.executions_replayed,
+            elapsed_ms: report.elapsed.as_secs_f64() * 1e3,
+        }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Health {
     pub status: &'static str,

@@ -6,17 +6,22 @@
 //! to its caller, replay answers from the ledger.
 
 pub mod metrics;
+pub mod replay;
 pub mod service;
+pub mod tokens;
 
+pub use crate::audit::{CallStatus, LedgerEntry, Usage, unix_ms};
+
+use crate::audit::{AutoCounts, Event, ExceptionInfo, Finished, Recorder, StoreError};
 use crate::sandbox::{
     CallResult, Container, ExecuteRequest, Limits, Outcome, SandboxError, Step, ToolCall, ToolFailure,
 };
 use crate::tools::http::CallContext;
 use crate::tools::{Admission, Toolset};
-use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// `caller.type` of every tool call from code, whatever code version the tool allows.
@@ -39,57 +44,6 @@ pub trait Dispatcher: Send + Sync {
         call: &ToolCall,
         context: &CallContext,
     ) -> impl Future<Output = Dispatch> + Send;
-}
-
-/// Where a tool call is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallStatus {
-    Requested,
-    Refused,
-    Dispatched,
-    Succeeded,
-    Failed,
-    TimedOut,
-    Cancelled,
-}
-
-/// One tool call as the engine saw it; the ledger keeps them in the order they were made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LedgerEntry {
-    pub id: String,
-    pub seq: u64,
-    pub tool: String,
-    pub caller: String,
-    /// The arguments as the tool receives them (after coercion).
-    pub input: serde_json::Map<String, serde_json::Value>,
-    pub coerced: bool,
-    pub status: CallStatus,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_code: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_message: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<String>,
-    pub result_bytes: u64,
-    pub attempts: u32,
-    pub idempotency_key: String,
-    /// Unix milliseconds.
-    pub requested_at: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub finished_at: Option<u64>,
-}
-
-/// Figures returned with every execution.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    pub tool_calls: u64,
-    /// Bytes of tool results that went into the sandbox (and stayed there).
-    pub tool_result_bytes: u64,
-    /// Bytes that came back out: stdout, stderr and the trailing expression.
-    pub returned_bytes: u64,
-    /// Time the script ran, not counting waits for tool results.
-    pub time_ms: u64,
 }
 
 /// A call waiting on the API caller.
@@ -115,6 +69,8 @@ pub enum Progress {
 pub enum EngineError {
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    #[error("recording the audit trail failed: {0}")]
+    Audit(#[from] StoreError),
 }
 
 /// What is wrong with a set of answers to the pending client calls.
@@ -128,19 +84,30 @@ pub enum AnswerError {
     Missing(Vec<String>),
 }
 
-pub fn unix_ms(time: SystemTime) -> u64 {
-    time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
-
 fn now_ms() -> u64 {
     unix_ms(SystemTime::now())
 }
 
+fn now_ns() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Who an execution runs for and where it stands in its container.
+#[derive(Debug, Clone)]
+pub struct RunContext {
+    pub execution_id: String,
+    pub container_id: String,
+    pub owner: String,
+    /// 1 for the container's first execution.
+    pub number: u64,
+}
+
 /// The engine's side of one execution: tools, ledger, usage, and calls in flight.
-#[derive(Debug)]
 pub struct Run {
     pub id: String,
     pub container_id: String,
+    pub owner: String,
+    pub number: u64,
     pub toolset: Toolset,
     pub limits: Limits,
     pub ledger: Vec<LedgerEntry>,
@@ -153,13 +120,24 @@ pub struct Run {
     pub usage: Usage,
     /// Results ready before the client's; they go in together.
     held: Vec<CallResult>,
+    recorder: Arc<dyn Recorder>,
+    /// Events not yet handed to the recorder.
+    events: Vec<Event>,
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Run").field("id", &self.id).field("client_calls", &self.client_calls).finish_non_exhaustive()
+    }
 }
 
 impl Run {
-    pub fn new(id: String, container_id: String, toolset: Toolset, limits: Limits) -> Self {
+    pub fn new(context: RunContext, toolset: Toolset, limits: Limits, recorder: Arc<dyn Recorder>) -> Self {
         Self {
-            id,
-            container_id,
+            id: context.execution_id,
+            container_id: context.container_id,
+            owner: context.owner,
+            number: context.number,
             toolset,
             limits,
             ledger: Vec::new(),
@@ -168,6 +146,8 @@ impl Run {
             wake_at: None,
             usage: Usage::default(),
             held: Vec::new(),
+            recorder,
+            events: Vec::new(),
         }
     }
 
@@ -179,9 +159,56 @@ impl Run {
         dispatcher: &impl Dispatcher,
     ) -> Result<Progress, EngineError> {
         let guest_tools = self.toolset.guest_tools();
-        let request = ExecuteRequest { code, tools: &guest_tools, limits: self.limits, now_ns: None };
-        let step = container.execute(request).await?;
-        self.advance(container, step, dispatcher).await
+        let now_ns = now_ns();
+        let tools: Vec<_> = self.toolset.tools().map(|t| &t.definition).collect();
+        self.events.push(Event::ExecutionStarted {
+            execution_id: self.id.clone(),
+            owner: self.owner.clone(),
+            number: self.number,
+            code: code.to_owned(),
+            code_sha256: crate::sandbox::image::hex(&Sha256::digest(code.as_bytes())),
+            tools: serde_json::to_value(tools).expect("tool definitions serialize"),
+            limits: serde_json::to_value(self.limits).expect("limits serialize"),
+            now_ns,
+            started_at: now_ms(),
+        });
+        let request = ExecuteRequest { code, tools: &guest_tools, limits: self.limits, now_ns: Some(now_ns) };
+        let step = container.execute(request).await;
+        let progress = match step {
+            Ok(step) => self.advance(container, step, dispatcher).await,
+            Err(e) => Err(e.into()),
+        };
+        self.flush().await?;
+        progress
+    }
+
+    /// Hands recorded events to the recorder; the engine reports nothing it has not recorded.
+    async fn flush(&mut self) -> Result<(), EngineError> {
+        if !self.events.is_empty() {
+            let events = std::mem::take(&mut self.events);
+            self.recorder.record(&self.container_id, events).await?;
+        }
+        Ok(())
+    }
+
+    /// Resumes the guest with `results`, recording their order and the clock it sees.
+    async fn resume(&mut self, container: &mut Container, results: Vec<CallResult>) -> Result<Step, EngineError> {
+        let now_ns = now_ns();
+        self.events.push(Event::Step {
+            execution_id: self.id.clone(),
+            now_ns,
+            answered: results.iter().map(|r| r.seq).collect(),
+        });
+        Ok(container.resume(&results, Some(now_ns)).await?)
+    }
+
+    /// Records an execution the host ended (shutdown, deletion) and its rollback.
+    pub async fn record_interrupted(&mut self, outcome: &Outcome, why: &str) -> Result<(), EngineError> {
+        for seq in self.client_calls.drain(..).map(|c| c.seq).collect::<Vec<_>>() {
+            self.set_status(seq, CallStatus::Cancelled);
+        }
+        self.finish(outcome, "interrupted", Some(why.to_owned()));
+        self.flush().await
     }
 
     /// Checks that `answers` (tool_use id, result) answer exactly the pending client calls.
@@ -214,8 +241,12 @@ impl Run {
             let call = self.client_calls.remove(position);
             results.push(self.settle(call.seq, result, 1));
         }
-        let step = container.resume(&results, None).await?;
-        self.advance(container, step, dispatcher).await
+        let progress = match self.resume(container, results).await {
+            Ok(step) => self.advance(container, step, dispatcher).await,
+            Err(e) => Err(e),
+        };
+        self.flush().await?;
+        progress
     }
 
     /// Moves the script on without the client's answers: calls past their deadline get
@@ -237,8 +268,12 @@ impl Run {
             results.push(self.settle(call.seq, Err(failure), 1));
         }
         self.wake_at = None;
-        let step = container.resume(&results, None).await?;
-        self.advance(container, step, dispatcher).await
+        let progress = match self.resume(container, results).await {
+            Ok(step) => self.advance(container, step, dispatcher).await,
+            Err(e) => Err(e),
+        };
+        self.flush().await?;
+        progress
     }
 
     /// The earliest moment the engine must move this execution on by itself.
@@ -255,7 +290,12 @@ impl Run {
         loop {
             let pending = match step {
                 Step::Finished(outcome) => {
-                    self.finish(&outcome);
+                    let kind = match (&outcome.stop, &outcome.error) {
+                        (Some(stop), _) => stop.code(),
+                        (None, Some(_)) => "python_error",
+                        (None, None) => "completed",
+                    };
+                    self.finish(&outcome, kind, outcome.stop.as_ref().map(|s| s.message(&self.limits)));
                     return Ok(Progress::Finished(Box::new(outcome)));
                 }
                 Step::Pending(pending) => pending,
@@ -263,14 +303,14 @@ impl Run {
             self.pauses.push(pending.calls.len());
             self.cancel(&pending.cancelled);
             self.wake_at = pending.wake_after.map(|after| Instant::now() + after);
-            let ready = self.dispatch_all(container.id().to_string(), pending.calls, dispatcher).await;
+            let ready = self.dispatch_all(container.id().to_string(), pending.calls, dispatcher).await?;
             if !self.client_calls.is_empty() {
                 self.held.extend(ready);
                 return Ok(Progress::WaitingForClient);
             }
             let mut results = std::mem::take(&mut self.held);
             results.extend(ready);
-            step = container.resume(&results, None).await?;
+            step = self.resume(container, results).await?;
         }
     }
 
@@ -281,7 +321,7 @@ impl Run {
         container_id: String,
         calls: Vec<ToolCall>,
         dispatcher: &impl Dispatcher,
-    ) -> Vec<CallResult> {
+    ) -> Result<Vec<CallResult>, EngineError> {
         let mut ready = Vec::new();
         let mut admitted = Vec::new();
         for mut call in calls {
@@ -292,17 +332,21 @@ impl Run {
                 call_id: format!("call_{}", uuid::Uuid::new_v4().simple()),
                 seq: call.seq,
             };
+            let raw_input = call.input.clone();
             let admission = self.toolset.admit(&call.name, &mut call.input);
+            let coerced = admission.as_ref().is_ok_and(|a| a.coerced);
             self.ledger.push(LedgerEntry {
                 id: context.call_id.clone(),
                 seq: call.seq,
                 tool: call.name.clone(),
                 caller: CALLER_TYPE.into(),
                 input: call.input.clone(),
-                coerced: admission.as_ref().is_ok_and(|a| a.coerced),
+                raw_input: coerced.then_some(raw_input),
+                coerced,
                 status: CallStatus::Requested,
                 error_code: None,
                 error_message: None,
+                error_details: serde_json::Value::Null,
                 result: None,
                 result_bytes: 0,
                 attempts: 0,
@@ -311,17 +355,15 @@ impl Run {
                 finished_at: None,
             });
             match admission {
-                Err(refusal) => {
-                    let entry = self.ledger.last_mut().expect("just pushed");
-                    entry.status = CallStatus::Refused;
-                    entry.error_code = Some(refusal.code.clone());
-                    entry.error_message = Some(refusal.message.clone());
-                    entry.finished_at = Some(now_ms());
-                    ready.push(CallResult::failed(call.seq, refusal));
+                Err(refusal) => ready.push(self.settle(call.seq, Err(refusal), 0)),
+                Ok(admission) => {
+                    self.set_status(call.seq, CallStatus::Dispatched);
+                    admitted.push((admission, call, context));
                 }
-                Ok(admission) => admitted.push((admission, call, context)),
             }
         }
+        // A call is on record as dispatched before anything can act on it.
+        self.flush().await?;
         let dispatched = futures_util::future::join_all(
             admitted.iter().map(|(admission, call, context)| dispatcher.dispatch(admission, call, context)),
         )
@@ -330,52 +372,64 @@ impl Run {
         for ((_, call, context), dispatch) in admitted.into_iter().zip(dispatched) {
             match dispatch {
                 Dispatch::Ready { result, attempts } => ready.push(self.settle(call.seq, result, attempts)),
-                Dispatch::Client => {
-                    self.entry_mut(call.seq).status = CallStatus::Dispatched;
-                    self.client_calls.push(ClientCall {
-                        id: context.call_id,
-                        seq: call.seq,
-                        name: call.name,
-                        input: call.input,
-                        deadline: Instant::now() + pending_timeout,
-                    });
-                }
+                Dispatch::Client => self.client_calls.push(ClientCall {
+                    id: context.call_id,
+                    seq: call.seq,
+                    name: call.name,
+                    input: call.input,
+                    deadline: Instant::now() + pending_timeout,
+                }),
             }
         }
-        ready
+        Ok(ready)
+    }
+
+    /// Moves a call to `status` and records the change.
+    fn set_status(&mut self, seq: u64, status: CallStatus) {
+        let Some(entry) = self.find_entry(seq) else { return };
+        entry.status = status;
+        if status.is_final() {
+            entry.finished_at = Some(now_ms());
+        }
+        let call = entry.clone();
+        self.events.push(Event::ToolCall { execution_id: self.id.clone(), call });
     }
 
     /// Records a call's answer in the ledger and turns it into the guest's result.
+    /// `attempts` is 0 for a call the gate refused (nothing was attempted).
     fn settle(&mut self, seq: u64, result: Result<String, ToolFailure>, attempts: u32) -> CallResult {
+        let refused = attempts == 0;
         let entry = self.entry_mut(seq);
         entry.attempts = attempts;
-        entry.finished_at = Some(now_ms());
-        match result {
+        let (status, result) = match result {
             Ok(text) => {
-                entry.status = CallStatus::Succeeded;
                 entry.result_bytes = text.len() as u64;
                 entry.result = Some(text.clone());
                 self.usage.tool_result_bytes += text.len() as u64;
-                CallResult::ok(seq, text)
+                (CallStatus::Succeeded, CallResult::ok(seq, text))
             }
             Err(failure) => {
-                entry.status = if failure.code == "timeout" { CallStatus::TimedOut } else { CallStatus::Failed };
                 entry.error_code = Some(failure.code.clone());
                 entry.error_message = Some(failure.message.clone());
-                CallResult::failed(seq, failure)
+                entry.error_details = failure.details.clone();
+                let status = match () {
+                    () if refused => CallStatus::Refused,
+                    () if failure.code == "timeout" => CallStatus::TimedOut,
+                    () => CallStatus::Failed,
+                };
+                (status, CallResult::failed(seq, failure))
             }
-        }
+        };
+        self.set_status(seq, status);
+        result
     }
 
     fn cancel(&mut self, seqs: &[u64]) {
         for &seq in seqs {
             self.client_calls.retain(|c| c.seq != seq);
             self.held.retain(|r| r.seq != seq);
-            if let Some(entry) = self.find_entry(seq)
-                && matches!(entry.status, CallStatus::Dispatched | CallStatus::Requested)
-            {
-                entry.status = CallStatus::Cancelled;
-                entry.finished_at = Some(now_ms());
+            if self.find_entry(seq).is_some_and(|entry| !entry.status.is_final()) {
+                self.set_status(seq, CallStatus::Cancelled);
             }
         }
     }
@@ -392,13 +446,48 @@ impl Run {
         self.find_entry(seq).expect("the engine only settles calls it recorded")
     }
 
-    fn finish(&mut self, outcome: &Outcome) {
+    fn finish(&mut self, outcome: &Outcome, kind: &str, error_message: Option<String>) {
         self.client_calls.clear();
         self.held.clear();
         self.wake_at = None;
         self.usage.time_ms = outcome.run_time.as_millis() as u64;
         self.usage.returned_bytes =
             (outcome.stdout.len() + outcome.stderr.len() + outcome.value_repr.as_ref().map_or(0, String::len)) as u64;
+        let failed = outcome.stop.is_some() || kind == "interrupted";
+        self.events.push(Event::ExecutionFinished(Finished {
+            execution_id: self.id.clone(),
+            status: if failed { "failed" } else { "completed" }.into(),
+            outcome: kind.to_owned(),
+            return_code: i64::from(outcome.return_code),
+            stdout: outcome.stdout.clone(),
+            stderr: outcome.stderr.clone(),
+            value_repr: outcome.value_repr.clone(),
+            exception: outcome.error.as_ref().map(|e| ExceptionInfo {
+                kind: e.kind.clone(),
+                message: e.message.clone(),
+                traceback: e.traceback.clone(),
+            }),
+            error_message,
+            counts: outcome.counts.clone(),
+            auto_counts: self.auto_counts(),
+            usage: self.usage.clone(),
+            finished_at: now_ms(),
+        }));
+    }
+
+    /// Calls per tool, items in JSON-array results, calls per pause.
+    pub fn auto_counts(&self) -> AutoCounts {
+        let mut counts =
+            AutoCounts { calls_per_pause: self.pauses.iter().map(|&n| n as u64).collect(), ..AutoCounts::default() };
+        for call in &self.ledger {
+            *counts.calls_per_tool.entry(call.tool.clone()).or_default() += 1;
+            if let Some(result) = call.result.as_deref().filter(|r| r.trim_start().starts_with('['))
+                && let Ok(items) = serde_json::from_str::<Vec<serde::de::IgnoredAny>>(result)
+            {
+                *counts.array_items_per_tool.entry(call.tool.clone()).or_default() += items.len() as u64;
+            }
+        }
+        counts
     }
 }
 
@@ -418,8 +507,13 @@ pub async fn run_script(
     limits: Limits,
     dispatcher: &impl Dispatcher,
 ) -> Result<ScriptRun, EngineError> {
-    let id = format!("exec_{}", uuid::Uuid::new_v4().simple());
-    let mut run = Run::new(id, container.id().to_string(), toolset, limits);
+    let context = RunContext {
+        execution_id: format!("exec_{}", uuid::Uuid::new_v4().simple()),
+        container_id: container.id().to_string(),
+        owner: "local".into(),
+        number: container.executions() + 1,
+    };
+    let mut run = Run::new(context, toolset, limits, Arc::new(crate::audit::Discard));
     let mut progress = run.start(container, code, dispatcher).await?;
     loop {
         match progress {
@@ -545,7 +639,8 @@ mod tests {
 
     #[test]
     fn answers_must_match_the_pending_calls_exactly() {
-        let mut run = Run::new("e".into(), "c".into(), Toolset::default(), Limits::default());
+        let context = RunContext { execution_id: "e".into(), container_id: "c".into(), owner: "o".into(), number: 1 };
+        let mut run = Run::new(context, Toolset::default(), Limits::default(), Arc::new(crate::audit::Discard));
         for (id, seq) in [("a", 0), ("b", 1)] {
             run.client_calls.push(ClientCall {
                 id: id.into(),

@@ -7,7 +7,9 @@
 //! wait for a running script.
 
 use super::metrics::{Gauges, Metrics};
-use super::{CallStatus, Dispatch, Dispatcher, EngineError, LedgerEntry, Progress, Run, Usage};
+use super::replay::{ReplayReport, replay};
+use super::{CallStatus, Dispatch, Dispatcher, EngineError, LedgerEntry, Progress, Run, RunContext, Usage};
+use crate::audit::{ContainerHistory, Discard, Event, ExecutionFilter, ExecutionRow, Record, Recorder, Store};
 use crate::sandbox::{Container, LimitOverrides, Limits, Outcome, Sandbox, SandboxError, ToolCall, ToolFailure};
 use crate::tools::http::{CallContext, HttpExecutor};
 use crate::tools::registry::ToolRegistry;
@@ -72,6 +74,12 @@ pub enum ServiceError {
     ShuttingDown,
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+impl From<crate::audit::StoreError> for ServiceError {
+    fn from(error: crate::audit::StoreError) -> Self {
+        ServiceError::Internal(format!("audit store: {error}"))
+    }
 }
 
 impl From<EngineError> for ServiceError {
@@ -162,6 +170,8 @@ struct ContainerEntry {
     id: Uuid,
     owner: Owner,
     created_at: SystemTime,
+    /// Executions started in this container (numbers them).
+    started: std::sync::atomic::AtomicU64,
     last_used: Mutex<SystemTime>,
     slot: tokio::sync::Mutex<Slot>,
 }
@@ -190,6 +200,8 @@ struct Inner {
     registry: ToolRegistry,
     http: HttpExecutor,
     metrics: Metrics,
+    recorder: Arc<dyn Recorder>,
+    store: Option<Arc<Store>>,
     containers: Mutex<HashMap<Uuid, Arc<ContainerEntry>>>,
     gone: Mutex<Bounded<Uuid, Gone>>,
     executions: Mutex<Bounded<String, Arc<ExecutionEntry>>>,
@@ -269,7 +281,22 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Service {
+    /// A service that keeps no audit trail (tests, throwaway runs).
     pub fn new(sandbox: Sandbox, config: ServiceConfig) -> Self {
+        Self::build(sandbox, config, Arc::new(Discard), None)
+    }
+
+    /// A service that records everything in `store` before it reports it.
+    pub fn with_store(sandbox: Sandbox, config: ServiceConfig, store: Arc<Store>) -> Self {
+        Self::build(sandbox, config, store.clone(), Some(store))
+    }
+
+    /// A service whose events go to `recorder` (benchmarks compare recorders this way).
+    pub fn with_recorder(sandbox: Sandbox, config: ServiceConfig, recorder: Arc<dyn Recorder>) -> Self {
+        Self::build(sandbox, config, recorder, None)
+    }
+
+    fn build(sandbox: Sandbox, config: ServiceConfig, recorder: Arc<dyn Recorder>, store: Option<Arc<Store>>) -> Self {
         let service = Self {
             inner: Arc::new(Inner {
                 sandbox,
@@ -277,6 +304,8 @@ impl Service {
                 registry: ToolRegistry::default(),
                 http: HttpExecutor::default(),
                 metrics: Metrics::default(),
+                recorder,
+                store,
                 containers: Mutex::default(),
                 gone: Mutex::new(Bounded::new(MAX_REMEMBERED_GONE)),
                 executions: Mutex::new(Bounded::new(MAX_RETAINED_EXECUTIONS)),
@@ -339,11 +368,18 @@ impl Service {
             return Err(ServiceError::ShuttingDown);
         }
         let container = self.inner.sandbox.create_container().await?;
+        let created = Event::ContainerCreated {
+            owner: owner.clone(),
+            seed: container.seed().to_string(),
+            image_hash: self.inner.sandbox.image_hash().to_owned(),
+        };
+        self.inner.recorder.record(&container.id().to_string(), vec![created]).await?;
         let now = SystemTime::now();
         let entry = Arc::new(ContainerEntry {
             id: container.id(),
             owner: owner.clone(),
             created_at: now,
+            started: Default::default(),
             last_used: Mutex::new(now),
             slot: tokio::sync::Mutex::new(Slot { container, waiting: None }),
         });
@@ -445,7 +481,13 @@ impl Service {
         }
         self.touch(&entry);
         let id = format!("exec_{}", Uuid::new_v4().simple());
-        let mut run = Run::new(id.clone(), entry.id.to_string(), toolset, limits);
+        let context = RunContext {
+            execution_id: id.clone(),
+            container_id: entry.id.to_string(),
+            owner: owner.clone(),
+            number: entry.started.fetch_add(1, Ordering::Relaxed) + 1,
+        };
+        let mut run = Run::new(context, toolset, limits, self.inner.recorder.clone());
         let view = ExecutionView {
             id: id.clone(),
             container_id: entry.id,
@@ -466,10 +508,63 @@ impl Service {
         Ok(self.after_progress(&entry, &mut slot, &execution, run, progress))
     }
 
-    pub fn get_execution(&self, owner: &Owner, id: &str) -> Result<ExecutionView, ServiceError> {
-        let entry = self.find_execution(owner, id)?;
-        let view = lock(&entry.view).clone();
-        Ok(view)
+    /// An execution: from memory while the node holds it, else from the audit store.
+    pub async fn get_execution(&self, owner: &Owner, id: &str) -> Result<ExecutionView, ServiceError> {
+        if let Ok(entry) = self.find_execution(owner, id) {
+            return Ok(lock(&entry.view).clone());
+        }
+        let history = self.stored_history(owner, id).await?;
+        let execution = history.execution(id).ok_or_else(|| ServiceError::NotFound(format!("execution {id}")))?;
+        Ok(view_from_history(&history, execution))
+    }
+
+    /// The container history an execution belongs to, if `owner` may see it.
+    async fn stored_history(&self, owner: &Owner, execution_id: &str) -> Result<ContainerHistory, ServiceError> {
+        let not_found = || ServiceError::NotFound(format!("execution {execution_id}"));
+        let store = self.inner.store.as_ref().ok_or_else(not_found)?;
+        let (container_id, stored_owner) = store.container_of(execution_id).await?.ok_or_else(not_found)?;
+        if &stored_owner != owner {
+            return Err(not_found());
+        }
+        let records = store.records(&container_id).await?;
+        ContainerHistory::from_records(&container_id, &records).map_err(ServiceError::Internal)
+    }
+
+    /// Executions in the audit store, newest first.
+    pub async fn list_executions(
+        &self,
+        owner: &Owner,
+        mut filter: ExecutionFilter,
+    ) -> Result<Vec<ExecutionRow>, ServiceError> {
+        let store = self.store()?;
+        filter.owner = Some(owner.clone());
+        Ok(store.list_executions(&filter).await?)
+    }
+
+    /// A container's whole chain, for export.
+    pub async fn container_records(&self, owner: &Owner, id: Uuid) -> Result<Vec<Record>, ServiceError> {
+        let store = self.store()?;
+        let id = id.to_string();
+        match store.container_owner(&id).await? {
+            Some(stored) if &stored == owner => Ok(store.records(&id).await?),
+            _ => Err(ServiceError::NotFound(format!("container {id}"))),
+        }
+    }
+
+    /// Replays an execution from its container's recorded history.
+    pub async fn replay(&self, owner: &Owner, execution_id: &str) -> Result<ReplayReport, ServiceError> {
+        let history = self.stored_history(owner, execution_id).await?;
+        replay(&self.inner.sandbox, &history, execution_id).await.map_err(|e| match e {
+            super::replay::ReplayError::Sandbox(e) => ServiceError::from(e),
+            other => ServiceError::Conflict(other.to_string()),
+        })
+    }
+
+    fn store(&self) -> Result<&Arc<Store>, ServiceError> {
+        self.inner
+            .store
+            .as_ref()
+            .ok_or_else(|| ServiceError::InvalidRequest("this service keeps no audit store".into()))
     }
 
     /// Answers every pending client call of an execution and runs it on.
@@ -546,6 +641,7 @@ impl Service {
                     }
                 };
                 metrics.execution(if view.status == ExecutionStatus::Completed { "completed" } else { "failed" });
+                self.count_tokens_later(&run, &outcome);
                 view.outcome = Some(outcome);
             }
             Ok(Progress::WaitingForClient) => {
@@ -569,6 +665,27 @@ impl Service {
             }
         }
         view.clone()
+    }
+
+    /// Tokenizing what stayed in and what came out takes milliseconds for large results, so
+    /// it happens after the answer, into the executions index.
+    fn count_tokens_later(&self, run: &Run, outcome: &Outcome) {
+        let Some(store) = self.inner.store.clone() else { return };
+        let inside: Vec<String> = run.ledger.iter().filter_map(|c| c.result.clone()).collect();
+        let returned = format!("{}{}{}", outcome.stdout, outcome.stderr, outcome.value_repr.as_deref().unwrap_or(""));
+        let id = run.id.clone();
+        tokio::spawn(async move {
+            let counted = tokio::task::spawn_blocking(move || {
+                let inside: u64 = inside.iter().map(|text| super::tokens::count(text)).sum();
+                (inside, super::tokens::count(&returned))
+            })
+            .await;
+            if let Ok((inside, returned)) = counted
+                && let Err(e) = store.set_tokens(&id, inside as i64, returned as i64).await
+            {
+                tracing::warn!(execution = %id, error = %e, "could not record token counts");
+            }
+        });
     }
 
     fn arm_timer(&self, entry: Arc<ContainerEntry>, execution_id: String, deadline: Instant) {
@@ -610,8 +727,13 @@ impl Service {
 
     /// Ends an execution that waits for client tools, rolling its container back.
     async fn interrupt_waiting(&self, slot: &mut Slot, why: &str) {
-        let Some(run) = slot.waiting.take() else { return };
+        let Some(mut run) = slot.waiting.take() else { return };
         let outcome = slot.container.abort(why).await.ok();
+        if let Some(outcome) = &outcome
+            && let Err(e) = run.record_interrupted(outcome, why).await
+        {
+            tracing::error!(execution = %run.id, error = %e, "could not record an interrupted execution");
+        }
         if let Some(execution) = lock(&self.inner.executions).get(&run.id).cloned() {
             let mut view = lock(&execution.view);
             view.status = ExecutionStatus::Failed;
@@ -656,9 +778,64 @@ impl Service {
     }
 }
 
+/// An execution's view rebuilt from the audit trail (after a restart, or once evicted).
+fn view_from_history(history: &ContainerHistory, execution: &crate::audit::ExecutionHistory) -> ExecutionView {
+    let at = |ms: u64| SystemTime::UNIX_EPOCH + Duration::from_millis(ms);
+    let finished = execution.finished.as_ref();
+    let outcome = finished.map(|f| Outcome {
+        stdout: f.stdout.clone(),
+        stderr: f.stderr.clone(),
+        return_code: i32::try_from(f.return_code).unwrap_or(1),
+        value_repr: f.value_repr.clone(),
+        error: f.exception.as_ref().map(|e| crate::sandbox::PythonError {
+            kind: e.kind.clone(),
+            message: e.message.clone(),
+            traceback: e.traceback.clone(),
+        }),
+        counts: f.counts.clone(),
+        stop: None,
+        run_time: Duration::from_millis(f.usage.time_ms),
+        tool_calls: f.usage.tool_calls,
+    });
+    let status = match finished {
+        Some(f) if f.status == "completed" => ExecutionStatus::Completed,
+        Some(_) => ExecutionStatus::Failed,
+        // Started but never finished on record: the node holding it stopped.
+        None => ExecutionStatus::Failed,
+    };
+    let error = match finished {
+        Some(f) if f.status != "completed" => {
+            Some(ExecutionError { kind: f.outcome.clone(), message: f.error_message.clone().unwrap_or_default() })
+        }
+        None => Some(ExecutionError {
+            kind: "interrupted".into(),
+            message: "the execution did not finish on record (the node running it stopped)".into(),
+        }),
+        _ => None,
+    };
+    ExecutionView {
+        id: execution.execution_id.clone(),
+        container_id: history.container_id.parse().unwrap_or_default(),
+        container_expires_at: at(finished.map_or(execution.started_at, |f| f.finished_at)),
+        code: execution.code.clone(),
+        status,
+        tool_uses: Vec::new(),
+        outcome,
+        error,
+        usage: finished.map(|f| f.usage.clone()).unwrap_or_default(),
+        ledger: execution.ledger.clone(),
+        created_at: at(execution.started_at),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_names_match_the_ledger() {
+        assert_eq!(status_name(CallStatus::TimedOut), CallStatus::TimedOut.name());
+    }
 
     #[test]
     fn execution_status_serializes_as_the_contract_says() {

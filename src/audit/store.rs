@@ -1,0 +1,481 @@
+//! The audit store: sqlx over SQLite or PostgreSQL, one set of queries for both.
+
+use super::{Event, GENESIS_HASH, Record, Recorder, record_hash, verify_chain};
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+use sqlx::{AnyPool, Executor, Row};
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[(1, "audit", include_str!("../../migrations/sqlite/0001_audit.sql"))];
+const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] =
+    &[(1, "audit", include_str!("../../migrations/postgres/0001_audit.sql"))];
+const SQLITE_CONNECTIONS: u32 = 4;
+const POSTGRES_CONNECTIONS: u32 = 8;
+/// Rows a listing returns at most.
+pub const MAX_LIST_ROWS: i64 = 1_000;
+/// Chain heads kept in memory (container id -> last seq and hash).
+const MAX_CACHED_HEADS: usize = 100_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migrating the database: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("unsupported database URL {0:?} (use sqlite:// or postgres://)")]
+    UnsupportedUrl(String),
+    #[error("stored record is unreadable: {0}")]
+    Corrupt(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Migrations embedded in the binary, applied at open.
+#[derive(Debug)]
+struct Embedded(&'static [(i64, &'static str, &'static str)]);
+
+impl<'s> MigrationSource<'s> for Embedded {
+    fn resolve(self) -> futures_util::future::BoxFuture<'s, Result<Vec<Migration>, sqlx::error::BoxDynError>> {
+        let migrations = self
+            .0
+            .iter()
+            .map(|(version, description, sql)| {
+                Migration::new(*version, (*description).into(), MigrationType::Simple, (*sql).into(), false)
+            })
+            .collect();
+        Box::pin(async move { Ok(migrations) })
+    }
+}
+
+/// A row of the executions index.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ExecutionRow {
+    pub id: String,
+    pub container_id: String,
+    pub number: i64,
+    pub status: String,
+    pub outcome: Option<String>,
+    pub return_code: Option<i64>,
+    pub started_at: i64,
+    pub finished_at: Option<i64>,
+    pub tools: Vec<String>,
+    pub tool_result_tokens: Option<i64>,
+    pub returned_tokens: Option<i64>,
+}
+
+/// Filters of an execution listing; all optional.
+#[derive(Debug, Clone, Default)]
+pub struct ExecutionFilter {
+    pub owner: Option<String>,
+    pub container_id: Option<String>,
+    /// Unix milliseconds, inclusive.
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    pub outcome: Option<String>,
+    pub tool: Option<String>,
+    pub limit: Option<i64>,
+}
+
+/// The audit store.
+#[derive(Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+    heads: Mutex<HashMap<String, (i64, String)>>,
+}
+
+fn now_ms() -> i64 {
+    super::unix_ms(SystemTime::now()) as i64
+}
+
+impl Store {
+    /// The default store: SQLite in `data_dir/sluice.db`.
+    pub fn sqlite_url(data_dir: &Path) -> String {
+        format!("sqlite://{}?mode=rwc", data_dir.join("sluice.db").display())
+    }
+
+    /// Opens (creating if needed) the store and applies its migrations.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else {
+            return Err(StoreError::UnsupportedUrl(url.to_owned()));
+        };
+        let options = AnyPoolOptions::new();
+        let pool = match backend {
+            Backend::Sqlite => {
+                options
+                    .max_connections(SQLITE_CONNECTIONS)
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            // WAL: readers never block the writer. NORMAL: a commit is in the
+                            // WAL before it returns, so a crash of this process loses nothing.
+                            conn.execute(
+                                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000;",
+                            )
+                            .await?;
+                            Ok(())
+                        })
+                    })
+                    .connect(url)
+                    .await?
+            }
+            Backend::Postgres => options.max_connections(POSTGRES_CONNECTIONS).connect(url).await?,
+        };
+        let migrations = match backend {
+            Backend::Sqlite => Embedded(SQLITE_MIGRATIONS),
+            Backend::Postgres => Embedded(POSTGRES_MIGRATIONS),
+        };
+        Migrator::new(migrations).await?.run(&pool).await?;
+        Ok(Self { pool, backend, heads: Mutex::default() })
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        self.backend == Backend::Postgres
+    }
+
+    /// Appends events to a container's chain in one transaction, and updates the index.
+    pub async fn append(&self, container_id: &str, events: &[Event]) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.pool.begin().await?;
+        let cached = self.heads.lock().unwrap_or_else(|p| p.into_inner()).get(container_id).cloned();
+        let (mut seq, mut prev_hash) = match cached {
+            Some(head) => head,
+            None => {
+                let row = sqlx::query(
+                    "SELECT seq, hash FROM audit_records WHERE container_id = $1 ORDER BY seq DESC LIMIT 1",
+                )
+                .bind(container_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                match row {
+                    Some(row) => (row.try_get::<i64, _>("seq")?, row.try_get::<String, _>("hash")?),
+                    None => (-1, GENESIS_HASH.to_owned()),
+                }
+            }
+        };
+        let recorded_at = now_ms();
+        for event in events {
+            seq += 1;
+            let body = serde_json::to_string(event).expect("events serialize");
+            let hash = record_hash(&prev_hash, container_id, seq, event.kind(), recorded_at, &body);
+            sqlx::query(
+                "INSERT INTO audit_records (container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(container_id)
+            .bind(seq)
+            .bind(event.kind())
+            .bind(event.execution_id())
+            .bind(recorded_at)
+            .bind(&body)
+            .bind(&prev_hash)
+            .bind(&hash)
+            .execute(&mut *tx)
+            .await?;
+            index(&mut tx, container_id, event, recorded_at).await?;
+            prev_hash = hash;
+        }
+        sqlx::query("UPDATE containers SET last_active = $1 WHERE id = $2")
+            .bind(recorded_at)
+            .bind(container_id)
+            .execute(&mut *tx)
+            .await?;
+        let committed = tx.commit().await;
+        let mut heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
+        match committed {
+            Ok(()) => {
+                if heads.len() >= MAX_CACHED_HEADS {
+                    heads.clear();
+                }
+                heads.insert(container_id.to_owned(), (seq, prev_hash));
+                Ok(())
+            }
+            Err(e) => {
+                heads.remove(container_id);
+                Err(e.into())
+            }
+        }
+    }
+
+    /// A container's chain, in order.
+    pub async fn records(&self, container_id: &str) -> Result<Vec<Record>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash FROM audit_records \
+             WHERE container_id = $1 ORDER BY seq",
+        )
+        .bind(container_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(record_from_row).collect()
+    }
+
+    /// The container an execution ran in.
+    pub async fn container_of(&self, execution_id: &str) -> Result<Option<(String, String)>, StoreError> {
+        let row = sqlx::query("SELECT container_id, owner FROM executions WHERE id = $1")
+            .bind(execution_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            Some(row) => Some((row.try_get("container_id")?, row.try_get("owner")?)),
+            None => None,
+        })
+    }
+
+    /// The owner of a container, if the store has it.
+    pub async fn container_owner(&self, container_id: &str) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query("SELECT owner FROM containers WHERE id = $1")
+            .bind(container_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            Some(row) => Some(row.try_get("owner")?),
+            None => None,
+        })
+    }
+
+    pub async fn list_executions(&self, filter: &ExecutionFilter) -> Result<Vec<ExecutionRow>, StoreError> {
+        let mut sql = String::from(
+            "SELECT id, container_id, number, status, outcome, return_code, started_at, finished_at, tools, \
+             tool_result_tokens, returned_tokens FROM executions WHERE 1 = 1",
+        );
+        let mut binds: Vec<Bind> = Vec::new();
+        let mut clause = |sql: &mut String, text: &str, bind: Bind| {
+            binds.push(bind);
+            sql.push_str(&format!(" AND {text} ${}", binds.len()));
+        };
+        if let Some(owner) = &filter.owner {
+            clause(&mut sql, "owner =", Bind::Text(owner.clone()));
+        }
+        if let Some(container) = &filter.container_id {
+            clause(&mut sql, "container_id =", Bind::Text(container.clone()));
+        }
+        if let Some(since) = filter.since {
+            clause(&mut sql, "started_at >=", Bind::Int(since));
+        }
+        if let Some(until) = filter.until {
+            clause(&mut sql, "started_at <=", Bind::Int(until));
+        }
+        if let Some(outcome) = &filter.outcome {
+            clause(&mut sql, "outcome =", Bind::Text(outcome.clone()));
+        }
+        if let Some(tool) = &filter.tool {
+            clause(&mut sql, "tools LIKE", Bind::Text(format!("%,{},%", tool.replace(['%', '_'], ""))));
+        }
+        let limit = filter.limit.unwrap_or(MAX_LIST_ROWS).clamp(1, MAX_LIST_ROWS);
+        sql.push_str(&format!(" ORDER BY started_at DESC, id LIMIT {limit}"));
+        let mut query = sqlx::query(&sql);
+        for bind in binds {
+            query = match bind {
+                Bind::Text(text) => query.bind(text),
+                Bind::Int(value) => query.bind(value),
+            };
+        }
+        let rows = query.fetch_all(&self.pool).await?;
+        rows.iter().map(execution_from_row).collect()
+    }
+
+    /// Token counts of an execution, computed after it finished.
+    pub async fn set_tokens(
+        &self,
+        execution_id: &str,
+        tool_result_tokens: i64,
+        returned_tokens: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE executions SET tool_result_tokens = $1, returned_tokens = $2 WHERE id = $3")
+            .bind(tool_result_tokens)
+            .bind(returned_tokens)
+            .bind(execution_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Checks every chain; the first break, if any.
+    pub async fn verify(&self) -> Result<VerifyReport, StoreError> {
+        let containers: Vec<String> =
+            sqlx::query("SELECT DISTINCT container_id FROM audit_records ORDER BY container_id")
+                .fetch_all(&self.pool)
+                .await?
+                .iter()
+                .map(|row| row.try_get("container_id"))
+                .collect::<Result<_, _>>()?;
+        let mut report = VerifyReport::default();
+        for container in &containers {
+            let records = self.records(container).await?;
+            report.records += records.len();
+            report.containers += 1;
+            if let Err(broken) = verify_chain(container, &records) {
+                report.broken = Some(broken);
+                return Ok(report);
+            }
+        }
+        let known: Vec<String> = sqlx::query("SELECT id FROM containers")
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|row| row.try_get("id"))
+            .collect::<Result<_, _>>()?;
+        if let Some(missing) = known.iter().find(|id| !containers.contains(id)) {
+            report.broken = Some(super::ChainBreak {
+                container_id: missing.clone(),
+                seq: 0,
+                problem: "every record is missing: deleted".into(),
+            });
+        }
+        Ok(report)
+    }
+
+    /// Deletes the whole history of containers idle since before `cutoff` (whole chains only,
+    /// so what remains still verifies); returns how many containers went.
+    pub async fn prune(&self, cutoff: SystemTime) -> Result<u64, StoreError> {
+        let cutoff = super::unix_ms(cutoff) as i64;
+        let mut tx = self.pool.begin().await?;
+        let old: Vec<String> = sqlx::query("SELECT id FROM containers WHERE last_active < $1")
+            .bind(cutoff)
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|row| row.try_get("id"))
+            .collect::<Result<_, _>>()?;
+        for id in &old {
+            for table in [
+                "DELETE FROM audit_records WHERE container_id = $1",
+                "DELETE FROM executions WHERE container_id = $1",
+                "DELETE FROM containers WHERE id = $1",
+            ] {
+                sqlx::query(table).bind(id).execute(&mut *tx).await?;
+            }
+        }
+        tx.commit().await?;
+        let mut heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
+        for id in &old {
+            heads.remove(id);
+        }
+        Ok(old.len() as u64)
+    }
+}
+
+/// What `verify` found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifyReport {
+    pub containers: usize,
+    pub records: usize,
+    pub broken: Option<super::ChainBreak>,
+}
+
+enum Bind {
+    Text(String),
+    Int(i64),
+}
+
+/// Keeps the executions and containers index in step with the chain.
+async fn index(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    container_id: &str,
+    event: &Event,
+    at: i64,
+) -> Result<(), StoreError> {
+    match event {
+        Event::ContainerCreated { owner, seed, image_hash } => {
+            sqlx::query(
+                "INSERT INTO containers (id, owner, seed, image_hash, created_at, last_active) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(container_id)
+            .bind(owner)
+            .bind(seed)
+            .bind(image_hash)
+            .bind(at)
+            .bind(at)
+            .execute(&mut **tx)
+            .await?;
+        }
+        Event::ExecutionStarted { execution_id, owner, number, started_at, .. } => {
+            sqlx::query(
+                "INSERT INTO executions (id, container_id, owner, number, status, started_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(execution_id)
+            .bind(container_id)
+            .bind(owner)
+            .bind(*number as i64)
+            .bind("running")
+            .bind(*started_at as i64)
+            .execute(&mut **tx)
+            .await?;
+        }
+        Event::ExecutionFinished(finished) => {
+            let tools: String = std::iter::once(String::new())
+                .chain(finished.auto_counts.calls_per_tool.keys().cloned())
+                .chain(std::iter::once(String::new()))
+                .collect::<Vec<_>>()
+                .join(",");
+            sqlx::query(
+                "UPDATE executions SET status = $1, outcome = $2, return_code = $3, finished_at = $4, tools = $5 WHERE id = $6",
+            )
+            .bind(&finished.status)
+            .bind(&finished.outcome)
+            .bind(finished.return_code)
+            .bind(finished.finished_at as i64)
+            .bind(tools)
+            .bind(&finished.execution_id)
+            .execute(&mut **tx)
+            .await?;
+        }
+        Event::Step { .. } | Event::ToolCall { .. } => {}
+    }
+    Ok(())
+}
+
+fn record_from_row(row: &AnyRow) -> Result<Record, StoreError> {
+    Ok(Record {
+        container_id: row.try_get("container_id")?,
+        seq: row.try_get("seq")?,
+        kind: row.try_get("kind")?,
+        execution_id: row.try_get("execution_id")?,
+        recorded_at: row.try_get("recorded_at")?,
+        body: row.try_get("body")?,
+        prev_hash: row.try_get("prev_hash")?,
+        hash: row.try_get("hash")?,
+    })
+}
+
+fn execution_from_row(row: &AnyRow) -> Result<ExecutionRow, StoreError> {
+    let tools: String = row.try_get("tools")?;
+    Ok(ExecutionRow {
+        id: row.try_get("id")?,
+        container_id: row.try_get("container_id")?,
+        number: row.try_get("number")?,
+        status: row.try_get("status")?,
+        outcome: row.try_get("outcome")?,
+        return_code: row.try_get("return_code")?,
+        started_at: row.try_get("started_at")?,
+        finished_at: row.try_get("finished_at")?,
+        tools: tools.split(',').filter(|t| !t.is_empty()).map(str::to_owned).collect(),
+        tool_result_tokens: row.try_get("tool_result_tokens")?,
+        returned_tokens: row.try_get("returned_tokens")?,
+    })
+}
+
+impl Recorder for Store {
+    fn record<'a>(
+        &'a self,
+        container_id: &'a str,
+        events: Vec<Event>,
+    ) -> Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'a>> {
+        Box::pin(async move { self.append(container_id, &events).await })
+    }
+}
