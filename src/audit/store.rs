@@ -18,6 +18,8 @@ const SQLITE_CONNECTIONS: u32 = 4;
 const POSTGRES_CONNECTIONS: u32 = 8;
 /// Rows a listing returns at most.
 pub const MAX_LIST_ROWS: i64 = 1_000;
+/// Records per INSERT statement (SQLite allows 32,766 parameters; 8 per record).
+const MAX_ROWS_PER_INSERT: usize = 500;
 /// Chain heads kept in memory (container id -> last seq and hash).
 const MAX_CACHED_HEADS: usize = 100_000;
 
@@ -169,26 +171,50 @@ impl Store {
             }
         };
         let recorded_at = now_ms();
+        let mut rows = Vec::with_capacity(events.len());
         for event in events {
             seq += 1;
             let body = serde_json::to_string(event).expect("events serialize");
             let hash = record_hash(&prev_hash, container_id, seq, event.kind(), recorded_at, &body);
-            sqlx::query(
-                "INSERT INTO audit_records (container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-            )
-            .bind(container_id)
-            .bind(seq)
-            .bind(event.kind())
-            .bind(event.execution_id())
-            .bind(recorded_at)
-            .bind(&body)
-            .bind(&prev_hash)
-            .bind(&hash)
-            .execute(&mut *tx)
-            .await?;
+            rows.push((seq, event, body, std::mem::replace(&mut prev_hash, hash.clone()), hash));
             index(&mut tx, container_id, event, recorded_at).await?;
-            prev_hash = hash;
+        }
+        // One statement for the whole batch: a round trip per record would cost more than
+        // the records themselves.
+        for chunk in rows.chunks(MAX_ROWS_PER_INSERT) {
+            let placeholders: Vec<String> = (0..chunk.len())
+                .map(|row| {
+                    let base = row * 8;
+                    format!(
+                        "(${}, ${}, ${}, ${}, ${}, ${}, ${}, ${})",
+                        base + 1,
+                        base + 2,
+                        base + 3,
+                        base + 4,
+                        base + 5,
+                        base + 6,
+                        base + 7,
+                        base + 8
+                    )
+                })
+                .collect();
+            let sql = format!(
+                "INSERT INTO audit_records (container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash) VALUES {}",
+                placeholders.join(", ")
+            );
+            let mut insert = sqlx::query(&sql);
+            for (seq, event, body, prev, hash) in chunk {
+                insert = insert
+                    .bind(container_id)
+                    .bind(*seq)
+                    .bind(event.kind())
+                    .bind(event.execution_id())
+                    .bind(recorded_at)
+                    .bind(body.as_str())
+                    .bind(prev.as_str())
+                    .bind(hash.as_str());
+            }
+            insert.execute(&mut *tx).await?;
         }
         sqlx::query("UPDATE containers SET last_active = $1 WHERE id = $2")
             .bind(recorded_at)

@@ -362,8 +362,11 @@ impl Run {
                 }
             }
         }
-        // A call is on record as dispatched before anything can act on it.
-        self.flush().await?;
+        // A call that may change something is on record as dispatched before it can act; the
+        // others are recorded with their results, in one write.
+        if admitted.iter().any(|(admission, _, _)| admission.tool.may_act()) {
+            self.flush().await?;
+        }
         let dispatched = futures_util::future::join_all(
             admitted.iter().map(|(admission, call, context)| dispatcher.dispatch(admission, call, context)),
         )

@@ -188,6 +188,12 @@ impl Tool {
     pub fn name(&self) -> &str {
         &self.definition.name
     }
+
+    /// Whether dispatching a call may change something outside: an `http` tool that is not
+    /// `read_only` or `idempotent`. Such calls are recorded before they are made.
+    pub fn may_act(&self) -> bool {
+        matches!(self.definition.executor, Executor::Http { .. }) && self.definition.side_effects == SideEffects::Write
+    }
 }
 
 /// A call the gate let through: the tool, and whether its arguments were coerced.
@@ -306,6 +312,16 @@ mod tests {
         assert!(serde_json::from_value::<ToolDefinition>(bad_caller).is_err());
         assert!(ToolDefinition::code_callable("has space").validate().is_err());
         assert!(ToolDefinition::code_callable("get-expenses_2").validate().is_ok());
+    }
+
+    #[test]
+    fn only_http_write_tools_may_act_before_they_are_recorded() {
+        let mut tool = ToolDefinition::code_callable("w");
+        assert!(!Tool::new(tool.clone()).unwrap().may_act(), "client tools are the caller's to run");
+        tool.executor = Executor::Http { url: "http://127.0.0.1:1/x".into() };
+        assert!(Tool::new(tool.clone()).unwrap().may_act());
+        tool.side_effects = SideEffects::ReadOnly;
+        assert!(!Tool::new(tool).unwrap().may_act());
     }
 
     #[test]
