@@ -547,6 +547,21 @@ async fn the_audit_trail_is_listed_exported_and_replayed_over_http() {
     assert_eq!(status, StatusCode::OK, "{replayed}");
     assert_eq!(replayed["result"], "identical");
 
+    // A tool whose results must not be stored keeps only their hash: on record, not replayable.
+    let mut secret = client_tool("secret");
+    secret["result_storage"] = json!("hash");
+    let (_, paused) =
+        post(&app, "/v1/executions", json!({"code": "print(len(await secret({})))", "tools": [secret]})).await;
+    let secret_id = paused["id"].as_str().unwrap().to_owned();
+    let answer = json!({"tool_results": [{"type": "tool_result", "tool_use_id": paused["tool_uses"][0]["id"], "content": "hunter2"}]});
+    post(&app, &format!("/v1/executions/{secret_id}/tool_results"), answer).await;
+    let (_, audit) = send(&app, "GET", &format!("/v1/executions/{secret_id}"), None, None).await;
+    assert!(audit["ledger"][0]["result"].is_null(), "{audit}");
+    assert_eq!(audit["ledger"][0]["result_bytes"], 7);
+    assert_eq!(audit["ledger"][0]["result_sha256"].as_str().unwrap().len(), 64);
+    let (status, refused) = send(&app, "POST", &format!("/v1/executions/{secret_id}/replay"), None, None).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+
     let container = done["container"]["id"].as_str().unwrap();
     let (status, bundle) = send(&app, "GET", &format!("/v1/containers/{container}/export"), None, None).await;
     assert_eq!(status, StatusCode::OK);

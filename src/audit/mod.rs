@@ -80,6 +80,9 @@ pub struct LedgerEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
     pub result_bytes: u64,
+    /// SHA-256 of the result, kept instead of the text when the tool's policy says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_sha256: Option<String>,
     pub attempts: u32,
     pub idempotency_key: String,
     /// Unix milliseconds.

@@ -349,6 +349,7 @@ impl Run {
                 error_details: serde_json::Value::Null,
                 result: None,
                 result_bytes: 0,
+                result_sha256: None,
                 attempts: 0,
                 idempotency_key: context.idempotency_key(),
                 requested_at: now_ms(),
@@ -402,12 +403,20 @@ impl Run {
     /// `attempts` is 0 for a call the gate refused (nothing was attempted).
     fn settle(&mut self, seq: u64, result: Result<String, ToolFailure>, attempts: u32) -> CallResult {
         let refused = attempts == 0;
+        let tool = self.ledger.iter().find(|e| e.seq == seq).map(|e| e.tool.as_str());
+        let hash_only = tool
+            .and_then(|name| self.toolset.get(name))
+            .is_some_and(|tool| tool.definition.result_storage == crate::tools::ResultStorage::Hash);
         let entry = self.entry_mut(seq);
         entry.attempts = attempts;
         let (status, result) = match result {
             Ok(text) => {
                 entry.result_bytes = text.len() as u64;
-                entry.result = Some(text.clone());
+                if hash_only {
+                    entry.result_sha256 = Some(crate::sandbox::image::hex(&Sha256::digest(text.as_bytes())));
+                } else {
+                    entry.result = Some(text.clone());
+                }
                 self.usage.tool_result_bytes += text.len() as u64;
                 (CallStatus::Succeeded, CallResult::ok(seq, text))
             }
