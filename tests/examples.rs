@@ -1,7 +1,11 @@
 //! The two examples end to end: right answers, and far fewer tokens back to the model.
 
+// Each example is a self-contained binary that includes `examples/support`; loading both
+// here includes it twice, as two separate modules.
+#[allow(clippy::duplicate_mod)]
 #[path = "../examples/batch_join/main.rs"]
 mod batch_join;
+#[allow(clippy::duplicate_mod)]
 #[path = "../examples/expense_audit/main.rs"]
 mod expense_audit;
 
