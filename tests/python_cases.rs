@@ -17,6 +17,11 @@ const CELL_SEPARATOR: &str = "# --- cell ---";
 const DIRECTIVE: &str = "# sluice:";
 /// Cases run this many at a time (each may spin until its time limit).
 const PARALLEL_CASES: usize = 4;
+/// A canary container computes this while the cases run; hostile ones must not disturb it.
+const CANARY_CODE: &str = "sum(i * i for i in range(2000))";
+const CANARY_ANSWER: &str = "2664667000";
+/// Longest a canary execution may take while the cases run.
+const CANARY_MAX: std::time::Duration = std::time::Duration::from_secs(3);
 
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -29,6 +34,8 @@ struct Directives {
     return_code: i32,
     /// The stable code of the limit that must stop the cell.
     stop: Option<String>,
+    /// Any of these stop codes will do ("" for none); for outcomes that depend on timing.
+    stop_any: Option<Vec<String>>,
     #[serde(default)]
     stderr_contains: Vec<String>,
     #[serde(default)]
@@ -38,6 +45,8 @@ struct Directives {
     /// New calls per pause, in order.
     pending: Option<Vec<usize>>,
     value_repr: Option<String>,
+    #[serde(default)]
+    value_repr_contains: Vec<String>,
     counts: Option<serde_json::Value>,
     #[serde(default)]
     cpython: bool,
@@ -113,8 +122,14 @@ async fn run_case(path: PathBuf) -> Result<(), String> {
             }
         };
         let stop = outcome.stop.as_ref().map(|s| s.code().to_owned());
-        check(stop == d.stop, format!("stop {stop:?}, expected {:?}", d.stop));
-        if d.stop.is_none() {
+        match &d.stop_any {
+            Some(any) => {
+                let code = stop.clone().unwrap_or_default();
+                check(any.contains(&code), format!("stop {stop:?}, expected one of {any:?}"));
+            }
+            None => check(stop == d.stop, format!("stop {stop:?}, expected {:?}", d.stop)),
+        }
+        if d.stop.is_none() && d.stop_any.is_none() {
             check(
                 outcome.return_code == d.return_code,
                 format!("return code {}, expected {}", outcome.return_code, d.return_code),
@@ -138,6 +153,10 @@ async fn run_case(path: PathBuf) -> Result<(), String> {
                 outcome.value_repr == d.value_repr,
                 format!("value {:?}, expected {:?}", outcome.value_repr, d.value_repr),
             );
+        }
+        for needle in &d.value_repr_contains {
+            let repr = outcome.value_repr.as_deref().unwrap_or("");
+            check(repr.contains(needle.as_str()), format!("value lacks {needle:?}"));
         }
         if let Some(counts) = &d.counts {
             let got = serde_json::to_value(&outcome.counts).expect("counts serialize");
@@ -184,6 +203,8 @@ async fn python_cases() {
             (name, run_case(path).await)
         });
     }
+    let stop_canary = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let canary = tokio::spawn(run_canary(stop_canary.clone()));
     let mut failures = Vec::new();
     let mut passed = 0;
     while let Some(joined) = tasks.join_next().await {
@@ -192,6 +213,8 @@ async fn python_cases() {
             (name, Err(problem)) => failures.push(format!("== {name}\n{problem}")),
         }
     }
+    stop_canary.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (runs, slowest, wrong) = canary.await.expect("the canary does not panic");
     assert!(
         failures.is_empty(),
         "{} of {} cases failed:\n{}",
@@ -199,4 +222,25 @@ async fn python_cases() {
         failures.len() + passed,
         failures.join("\n\n")
     );
+    assert!(wrong.is_empty(), "the canary got wrong answers while the cases ran: {wrong:?}");
+    assert!(runs > 0 && slowest < CANARY_MAX, "canary: {runs} runs, slowest {slowest:?}");
+}
+
+/// Runs a known computation in a container of its own until told to stop; returns how many
+/// runs, the slowest, and any wrong answers.
+async fn run_canary(stop: Arc<std::sync::atomic::AtomicBool>) -> (usize, std::time::Duration, Vec<String>) {
+    let mut container = common::sandbox().create_container().await.expect("canary container");
+    let (mut runs, mut slowest, mut wrong) = (0, std::time::Duration::ZERO, Vec::new());
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let started = std::time::Instant::now();
+        let request = sluice::ExecuteRequest { code: CANARY_CODE, tools: &[], limits: Limits::default(), now_ns: None };
+        match container.execute(request).await {
+            Ok(sluice::Step::Finished(outcome)) if outcome.value_repr.as_deref() == Some(CANARY_ANSWER) => {}
+            other => wrong.push(format!("{other:?}")),
+        }
+        slowest = slowest.max(started.elapsed());
+        runs += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    (runs, slowest, wrong)
 }

@@ -333,7 +333,10 @@ impl Run {
                 seq: call.seq,
             };
             let raw_input = call.input.clone();
-            let admission = self.toolset.admit(&call.name, &mut call.input);
+            let admission = match call.refusal.take() {
+                Some(refusal) => Err(refusal),
+                None => self.toolset.admit(&call.name, &mut call.input),
+            };
             let coerced = admission.as_ref().is_ok_and(|a| a.coerced);
             self.ledger.push(LedgerEntry {
                 id: context.call_id.clone(),

@@ -130,6 +130,10 @@ pub struct ToolCall {
     pub seq: u64,
     pub name: String,
     pub input: serde_json::Map<String, serde_json::Value>,
+    /// Set when the call itself is malformed (arguments too large, not a JSON object): the
+    /// engine answers it with this failure instead of passing it on.
+    #[serde(skip)]
+    pub refusal: Option<ToolFailure>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -138,12 +142,6 @@ pub enum FrameError {
     Malformed(String),
     #[error("guest frame carries {0} calls, more than {MAX_CALLS_PER_FRAME}")]
     TooManyCalls(usize),
-    #[error("tool name of {0} bytes is longer than {MAX_TOOL_NAME_BYTES}")]
-    NameTooLong(usize),
-    #[error("arguments of {name} are {len} bytes, more than {MAX_TOOL_INPUT_BYTES}")]
-    InputTooLarge { name: String, len: usize },
-    #[error("arguments of {name} are not a JSON object: {reason}")]
-    InputNotObject { name: String, reason: String },
     #[error(transparent)]
     Memory(#[from] GuestMemoryError),
 }
@@ -162,16 +160,28 @@ impl PendingFrame {
         }
         self.calls
             .into_iter()
-            .map(|RawCall(seq, name, input)| {
-                if name.len() > MAX_TOOL_NAME_BYTES {
-                    return Err(FrameError::NameTooLong(name.len()));
-                }
-                if input.len() > MAX_TOOL_INPUT_BYTES {
-                    return Err(FrameError::InputTooLarge { name, len: input.len() });
-                }
-                let input = serde_json::from_str(&input)
-                    .map_err(|e| FrameError::InputNotObject { name: name.clone(), reason: e.to_string() })?;
-                Ok(ToolCall { seq, name, input })
+            .map(|RawCall(seq, mut name, input)| {
+                // A malformed call is the script's mistake, answered as an error it can catch;
+                // the rest of the frame stands.
+                let refuse = |message: String| Some(ToolFailure::new("invalid_input", message));
+                let (input, refusal) = if name.len() > MAX_TOOL_NAME_BYTES {
+                    let refusal =
+                        refuse(format!("a tool name of {} bytes is longer than {MAX_TOOL_NAME_BYTES}", name.len()));
+                    name.truncate(name.floor_char_boundary(MAX_TOOL_NAME_BYTES));
+                    (serde_json::Map::new(), refusal)
+                } else if input.len() > MAX_TOOL_INPUT_BYTES {
+                    let message =
+                        format!("arguments of {name} are {} bytes, more than {MAX_TOOL_INPUT_BYTES}", input.len());
+                    (serde_json::Map::new(), refuse(message))
+                } else {
+                    match serde_json::from_str(&input) {
+                        Ok(input) => (input, None),
+                        Err(e) => {
+                            (serde_json::Map::new(), refuse(format!("arguments of {name} are not a JSON object: {e}")))
+                        }
+                    }
+                };
+                Ok(ToolCall { seq, name, input, refusal })
             })
             .collect()
     }
@@ -309,11 +319,12 @@ mod tests {
 
         let not_object = r#"{"kind":"pending","calls":[[0,"t","[1]"]]}"#;
         let Response::Pending(pending) = Response::parse(not_object.as_bytes()).unwrap() else { panic!() };
-        assert!(matches!(pending.into_calls(), Err(FrameError::InputNotObject { .. })));
+        assert_eq!(pending.into_calls().unwrap()[0].refusal.as_ref().unwrap().code, "invalid_input");
 
         let long_name = format!(r#"{{"kind":"pending","calls":[[0,"{}","{{}}"]]}}"#, "x".repeat(500));
         let Response::Pending(pending) = Response::parse(long_name.as_bytes()).unwrap() else { panic!() };
-        assert!(matches!(pending.into_calls(), Err(FrameError::NameTooLong(500))));
+        let call = &pending.into_calls().unwrap()[0];
+        assert_eq!((call.name.len(), call.refusal.is_some()), (MAX_TOOL_NAME_BYTES, true));
 
         assert!(matches!(Response::parse(b"{\"kind\":\"boom\"}"), Err(FrameError::Malformed(_))));
     }

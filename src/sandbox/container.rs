@@ -7,9 +7,7 @@
 //! container is rebuilt from the base image by replaying the journal, so it is exactly as it
 //! was before that execution.
 
-use super::abi::{
-    CallResult, FrameError, GuestExports, GuestTool, PythonError, Request, Response, StepError, ToolCall,
-};
+use super::abi::{CallResult, GuestExports, GuestTool, PythonError, Request, Response, StepError, ToolCall};
 use super::limits::Limits;
 use super::state::{Answer, BlockedCall, HostState, MemoryGuard, Output, Waiter};
 use super::{SandboxError, Shared};
@@ -157,6 +155,8 @@ struct Running {
     steps: Vec<JournalStep>,
     run_time: Duration,
     tool_calls: u64,
+    /// The lowest call number the guest may use next.
+    next_seq: u64,
     parked: Option<Parked>,
 }
 
@@ -253,6 +253,7 @@ impl Container {
             steps: Vec::new(),
             run_time: Duration::ZERO,
             tool_calls: 0,
+            next_seq: 0,
             parked: None,
         });
         self.run_step(frame, request.now_ns).await
@@ -396,14 +397,17 @@ impl Container {
         let wake_after = frame.wake_after_ns.map(Duration::from_nanos);
         let calls = match frame.into_calls() {
             Ok(calls) => calls,
-            Err(FrameError::InputNotObject { name, reason }) => {
-                return Ok(self
-                    .stop(StopReason::GuestFault(format!("arguments of {name} are not an object: {reason}")))
-                    .await);
-            }
             Err(e) => return Ok(self.stop(StopReason::GuestFault(e.to_string())).await),
         };
         let running = self.running.as_mut().expect("inside an execution");
+        // Call numbers only grow: a guest that reuses one is not confused with the host.
+        for call in &calls {
+            if call.seq < running.next_seq {
+                let reason = format!("the guest reused tool call number {}", call.seq);
+                return Ok(self.stop(StopReason::GuestFault(reason)).await);
+            }
+            running.next_seq = call.seq + 1;
+        }
         running.tool_calls += calls.len() as u64;
         if running.tool_calls > running.limits.max_tool_calls {
             return Ok(self.stop(StopReason::ToolCallLimit).await);

@@ -17,6 +17,7 @@ import inspect
 import io
 import keyword
 import linecache
+import os
 import sys
 import time
 import traceback
@@ -31,6 +32,8 @@ from _sluice_abi import dumps as _dumps
 # Python's own recursion limit; sized so RecursionError comes before the wasm stack ends.
 DEFAULT_RECURSION_LIMIT = 1000
 MAX_RECURSION_LIMIT = 2000
+# Longest `repr` of a trailing expression returned; the rest is cut with a marker.
+MAX_REPR_CHARS = 100_000
 # Cells whose source stays in linecache for tracebacks of functions they defined.
 MAX_CACHED_CELLS = 256
 # Rounds of callbacks given to cancelled leftover tasks before an execution ends.
@@ -76,6 +79,10 @@ class _HostStream(io.TextIOBase):
 
     def flush(self):
         pass
+
+
+_STDOUT = _HostStream(1, "<stdout>")
+_STDERR = _HostStream(2, "<stderr>")
 
 
 class _Calls:
@@ -271,7 +278,7 @@ class SluiceLoop(events.AbstractEventLoop):
         lines = [message]
         if exc is not None:
             lines.append(_format_exception(exc).rstrip("\n"))
-        sys.stderr.write("\n".join(lines) + "\n")
+        _STDERR.write("\n".join(lines) + "\n")
 
     def call_exception_handler(self, context):
         handler = self._exception_handler
@@ -732,14 +739,17 @@ def _done(value=None, exc=None):
             frame["return_code"] = _exit_code(exc)
         else:
             text = _format_exception(exc)
-            sys.stderr.write(text)
+            _STDERR.write(text)
             frame["return_code"] = 1
             frame["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": text}
     elif value is not None:
         try:
-            frame["value_repr"] = repr(value)
+            text = repr(value)
         except BaseException as repr_exc:  # noqa: B036 - a broken __repr__ is the script's error
             return _done(exc=repr_exc)
+        if len(text) > MAX_REPR_CHARS:
+            text = text[:MAX_REPR_CHARS] + f"... [sluice: repr truncated, {len(text) - MAX_REPR_CHARS} more characters]"
+        frame["value_repr"] = text
     _execution = None
     return frame
 
@@ -750,7 +760,7 @@ def _exit_code(exc):
         return 0
     if isinstance(code, int):
         return code & 0xFF
-    sys.stderr.write(str(code) + "\n")
+    _STDERR.write(str(code) + "\n")
     return 1
 
 
@@ -816,6 +826,8 @@ def _execute(request):
         _seeded = True
     _executions_started += 1
     sluice._counts.clear()
+    # Every cell starts with working output, whatever an earlier one did to sys.stdout.
+    sys.stdout, sys.stderr = _STDOUT, _STDERR
     _calls.__init__()
     namespace = sys.modules["__main__"].__dict__
     _bind_tools(namespace, request.get("tools") or ())
@@ -901,20 +913,33 @@ def _warm_up():
     sluice._counts.clear()
 
 
+def _scrub_build_paths():
+    """Frozen modules carry the build machine's path in `__file__`: show a neutral one."""
+    stdlib = os.path.dirname(os.__file__)
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path.startswith(stdlib):
+            try:
+                module.__file__ = "/usr/local/lib/python3.14" + path[len(stdlib) :]
+            except (AttributeError, TypeError):
+                pass
+
+
 def preinit(boot):
     """Runs once, before the image is snapshotted: everything here is shared by every container."""
     import importlib
 
     for name in _PRELOADED.split():
         importlib.import_module(name)
-    sys.stdout = sys.__stdout__ = _HostStream(1, "<stdout>")
-    sys.stderr = sys.__stderr__ = _HostStream(2, "<stderr>")
+    sys.stdout = sys.__stdout__ = _STDOUT
+    sys.stderr = sys.__stderr__ = _STDERR
     sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)
     sys.setrecursionlimit = _clamped_setrecursionlimit(sys.setrecursionlimit)
     events._set_event_loop_policy(_Policy())
     asyncio.run = asyncio.runners.run = _run
     asyncio.gather = tasks.gather = _gather
     _warm_up()
+    _scrub_build_paths()
     main = type(sys)("__main__")
     main.__dict__["__builtins__"] = __builtins__
     sys.modules["__main__"] = main

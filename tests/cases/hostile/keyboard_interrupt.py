@@ -1,0 +1,3 @@
+# sluice: return_code = 1
+# sluice: stderr_contains = ["KeyboardInterrupt"]
+raise KeyboardInterrupt

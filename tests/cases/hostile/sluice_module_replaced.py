@@ -1,0 +1,4 @@
+# sluice: answers = {"lookup": "ok"}
+import sys
+sys.modules["sluice"] = None
+print(await lookup({}))
