@@ -200,6 +200,11 @@ async fn serve(args: ServeArgs) -> ExitCode {
         Ok(store) => std::sync::Arc::new(store),
         Err(e) => return usage_error(&e),
     };
+    match Service::recover_interrupted(&store).await {
+        Ok(0) => {}
+        Ok(n) => tracing::warn!(executions = n, "marked executions cut off by the last stop as interrupted"),
+        Err(e) => return usage_error(&format!("recovering interrupted executions: {e}")),
+    }
     let mut sandbox_config = SandboxConfig { max_containers: args.max_containers, ..SandboxConfig::default() };
     if let Some(dir) = args.cache_dir {
         sandbox_config.cache_dir = dir;

@@ -569,3 +569,100 @@ async fn the_audit_trail_is_listed_exported_and_replayed_over_http() {
     assert_eq!(records[0].kind, "container_created");
     assert!(records.iter().any(|r| r.kind == "execution_finished"));
 }
+
+/// A server that accepts connections and closes them at once.
+async fn resetting_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let counter = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            drop(socket);
+        }
+    });
+    (format!("http://{address}/reset"), accepted)
+}
+
+#[tokio::test]
+async fn http_tool_faults_reach_the_script_as_typed_exceptions() {
+    use axum::routing::post as route_post;
+    let hang_hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = hang_hits.clone();
+    let tools_app = Router::new()
+        .route(
+            "/hang",
+            route_post(move || {
+                let counter = counter.clone();
+                async move {
+                    counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    "too late"
+                }
+            }),
+        )
+        .route("/garbage", route_post(|| async { axum::body::Bytes::from_static(b"\xff\xfe{not json") }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, tools_app).await });
+    let (reset_url, resets) = resetting_server().await;
+    let tool = |name: &str, url: String, side_effects: &str| {
+        json!({"name": name, "allowed_callers": ["code_execution_20260120"], "side_effects": side_effects,
+               "executor": {"type": "http", "url": url}, "timeout_ms": 200})
+    };
+    let tools = json!([
+        tool("hang_read", format!("{base}/hang"), "read_only"),
+        tool("hang_write", format!("{base}/hang"), "write"),
+        tool("reset", reset_url, "idempotent"),
+        tool("garbage", format!("{base}/garbage"), "read_only"),
+    ]);
+    let code = r#"
+import json, sluice
+out = []
+for name, call in [("hang_read", hang_read), ("hang_write", hang_write), ("reset", reset)]:
+    try:
+        await call({})
+    except TimeoutError as e:
+        out.append((name, "TimeoutError", type(e).__name__, e.code))
+    except sluice.ToolUnavailableError as e:
+        out.append((name, "ToolUnavailableError", e.code))
+text = await garbage({})
+try:
+    json.loads(text)
+except ValueError:
+    out.append(("garbage", "not JSON, as text", "{not json" in text))
+print(out)
+"#;
+    let app = router();
+    let (status, done) = post(&app, "/v1/executions", json!({"code": code, "tools": tools})).await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    assert_eq!(
+        done["result"]["stdout"],
+        "[('hang_read', 'TimeoutError', 'ToolTimeoutError', 'timeout'), ('hang_write', 'TimeoutError', 'ToolTimeoutError', 'timeout'), \
+         ('reset', 'ToolUnavailableError', 'unavailable'), ('garbage', 'not JSON, as text', True)]\n",
+        "{done}"
+    );
+    assert_eq!(
+        hang_hits.load(std::sync::atomic::Ordering::SeqCst),
+        3 + 1,
+        "read_only retried to 3 attempts, write once"
+    );
+    assert_eq!(resets.load(std::sync::atomic::Ordering::SeqCst), 3, "idempotent retried");
+    let (_, audit) = send(&app, "GET", &format!("/v1/executions/{}", done["id"].as_str().unwrap()), None, None).await;
+    let statuses: Vec<(&str, &str, u64)> = audit["ledger"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["tool"].as_str().unwrap(), c["status"].as_str().unwrap(), c["attempts"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("hang_read", "timed_out", 3),
+            ("hang_write", "timed_out", 1),
+            ("reset", "failed", 3),
+            ("garbage", "succeeded", 1)
+        ]
+    );
+}

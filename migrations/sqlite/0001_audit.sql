@@ -23,8 +23,7 @@ CREATE TABLE containers (
     owner TEXT NOT NULL,
     seed TEXT NOT NULL,
     image_hash TEXT NOT NULL,
-    created_at BIGINT NOT NULL,
-    last_active BIGINT NOT NULL
+    created_at BIGINT NOT NULL
 );
 
 -- An index over the chains for listing and filtering; derived, so it may be updated.

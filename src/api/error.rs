@@ -21,6 +21,9 @@ pub enum ApiError {
     /// 404 `not_found_error`.
     #[error("{0} not found")]
     NotFound(String),
+    /// 405 `method_not_allowed_error`.
+    #[error("this route does not take that method")]
+    MethodNotAllowed,
     /// 409 `conflict_error`: the container or execution is busy or not in that state.
     #[error("{0}")]
     Conflict(String),
@@ -56,6 +59,7 @@ impl ApiError {
             Self::InvalidRequest(_) => StatusCode::BAD_REQUEST,
             Self::Unauthenticated => StatusCode::UNAUTHORIZED,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::Expired(_) => StatusCode::GONE,
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -69,6 +73,7 @@ impl ApiError {
             Self::InvalidRequest(_) => "invalid_request_error",
             Self::Unauthenticated => "authentication_error",
             Self::NotFound(_) => "not_found_error",
+            Self::MethodNotAllowed => "method_not_allowed_error",
             Self::Conflict(_) => "conflict_error",
             Self::Expired(_) => "container_expired_error",
             Self::TooLarge(_) => "request_too_large_error",
@@ -135,6 +140,7 @@ mod tests {
             (ApiError::InvalidRequest("x".into()), 400, "invalid_request_error"),
             (ApiError::Unauthenticated, 401, "authentication_error"),
             (ApiError::NotFound("x".into()), 404, "not_found_error"),
+            (ApiError::MethodNotAllowed, 405, "method_not_allowed_error"),
             (ApiError::Conflict("x".into()), 409, "conflict_error"),
             (ApiError::Expired("x".into()), 410, "container_expired_error"),
             (ApiError::TooLarge("x".into()), 413, "request_too_large_error"),

@@ -144,6 +144,15 @@ impl Store {
         Ok(Self { pool, backend, heads: Mutex::default() })
     }
 
+    /// A write transaction. SQLite's must take the write lock at BEGIN: a deferred one that
+    /// reads first cannot wait for another writer, it fails at once with "database is locked".
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        })
+    }
+
     pub fn is_postgres(&self) -> bool {
         self.backend == Backend::Postgres
     }
@@ -153,7 +162,7 @@ impl Store {
         if events.is_empty() {
             return Ok(());
         }
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let cached = self.heads.lock().unwrap_or_else(|p| p.into_inner()).get(container_id).cloned();
         let (mut seq, mut prev_hash) = match cached {
             Some(head) => head,
@@ -216,11 +225,6 @@ impl Store {
             }
             insert.execute(&mut *tx).await?;
         }
-        sqlx::query("UPDATE containers SET last_active = $1 WHERE id = $2")
-            .bind(recorded_at)
-            .bind(container_id)
-            .execute(&mut *tx)
-            .await?;
         let committed = tx.commit().await;
         let mut heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
         match committed {
@@ -315,6 +319,15 @@ impl Store {
         rows.iter().map(execution_from_row).collect()
     }
 
+    /// Executions with a start and no end on record: (container, execution), oldest first.
+    pub async fn unfinished_executions(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let rows = sqlx::query("SELECT container_id, id FROM executions WHERE status = $1 ORDER BY started_at")
+            .bind("running")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(|row| Ok((row.try_get("container_id")?, row.try_get("id")?))).collect()
+    }
+
     /// Token counts of an execution, computed after it finished.
     pub async fn set_tokens(
         &self,
@@ -370,14 +383,17 @@ impl Store {
     /// so what remains still verifies); returns how many containers went.
     pub async fn prune(&self, cutoff: SystemTime) -> Result<u64, StoreError> {
         let cutoff = super::unix_ms(cutoff) as i64;
-        let mut tx = self.pool.begin().await?;
-        let old: Vec<String> = sqlx::query("SELECT id FROM containers WHERE last_active < $1")
-            .bind(cutoff)
-            .fetch_all(&mut *tx)
-            .await?
-            .iter()
-            .map(|row| row.try_get("id"))
-            .collect::<Result<_, _>>()?;
+        let mut tx = self.begin_write().await?;
+        // A container's last activity is its newest record.
+        let old: Vec<String> = sqlx::query(
+            "SELECT container_id AS id FROM audit_records GROUP BY container_id HAVING MAX(recorded_at) < $1",
+        )
+        .bind(cutoff)
+        .fetch_all(&mut *tx)
+        .await?
+        .iter()
+        .map(|row| row.try_get("id"))
+        .collect::<Result<_, _>>()?;
         for id in &old {
             for table in [
                 "DELETE FROM audit_records WHERE container_id = $1",
@@ -418,17 +434,14 @@ async fn index(
 ) -> Result<(), StoreError> {
     match event {
         Event::ContainerCreated { owner, seed, image_hash } => {
-            sqlx::query(
-                "INSERT INTO containers (id, owner, seed, image_hash, created_at, last_active) VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(container_id)
-            .bind(owner)
-            .bind(seed)
-            .bind(image_hash)
-            .bind(at)
-            .bind(at)
-            .execute(&mut **tx)
-            .await?;
+            sqlx::query("INSERT INTO containers (id, owner, seed, image_hash, created_at) VALUES ($1, $2, $3, $4, $5)")
+                .bind(container_id)
+                .bind(owner)
+                .bind(seed)
+                .bind(image_hash)
+                .bind(at)
+                .execute(&mut **tx)
+                .await?;
         }
         Event::ExecutionStarted { execution_id, owner, number, started_at, .. } => {
             sqlx::query(

@@ -172,6 +172,9 @@ impl Run {
             now_ns,
             started_at: now_ms(),
         });
+        // On record before the code runs: a crash during it leaves an execution to mark
+        // interrupted, not one that never was.
+        self.flush().await?;
         let request = ExecuteRequest { code, tools: &guest_tools, limits: self.limits, now_ns: Some(now_ns) };
         let step = container.execute(request).await;
         let progress = match step {

@@ -291,6 +291,50 @@ impl Service {
         Self::build(sandbox, config, store.clone(), Some(store))
     }
 
+    /// Marks executions that were running when the process holding them stopped as
+    /// interrupted, with their calls in flight; nothing is run again. Returns how many.
+    pub async fn recover_interrupted(store: &Store) -> Result<usize, ServiceError> {
+        let unfinished = store.unfinished_executions().await?;
+        for (container_id, execution_id) in &unfinished {
+            let records = store.records(container_id).await?;
+            let history = ContainerHistory::from_records(container_id, &records).map_err(ServiceError::Internal)?;
+            let Some(execution) = history.execution(execution_id) else { continue };
+            let now = crate::audit::unix_ms(SystemTime::now());
+            let mut auto_counts = crate::audit::AutoCounts::default();
+            for call in &execution.ledger {
+                *auto_counts.calls_per_tool.entry(call.tool.clone()).or_default() += 1;
+            }
+            let usage = Usage { tool_calls: execution.ledger.len() as u64, ..Usage::default() };
+            let mut events = Vec::new();
+            for call in execution.ledger.iter().filter(|c| !c.status.is_final()) {
+                let mut call = call.clone();
+                call.status = CallStatus::Cancelled;
+                call.error_code = Some("interrupted".into());
+                call.error_message =
+                    Some("the process running the execution stopped; the call's outcome is unknown".into());
+                call.finished_at = Some(now);
+                events.push(Event::ToolCall { execution_id: execution_id.clone(), call });
+            }
+            events.push(Event::ExecutionFinished(crate::audit::Finished {
+                execution_id: execution_id.clone(),
+                status: "failed".into(),
+                outcome: "interrupted".into(),
+                return_code: i64::from(crate::sandbox::STOPPED_RETURN_CODE),
+                stdout: String::new(),
+                stderr: String::new(),
+                value_repr: None,
+                exception: None,
+                error_message: Some("the process running the execution stopped before it finished".into()),
+                counts: Default::default(),
+                auto_counts,
+                usage,
+                finished_at: now,
+            }));
+            store.append(container_id, &events).await?;
+        }
+        Ok(unfinished.len())
+    }
+
     /// A service whose events go to `recorder` (benchmarks compare recorders this way).
     pub fn with_recorder(sandbox: Sandbox, config: ServiceConfig, recorder: Arc<dyn Recorder>) -> Self {
         Self::build(sandbox, config, recorder, None)

@@ -329,6 +329,35 @@ mod tests {
         assert!(matches!(Response::parse(b"{\"kind\":\"boom\"}"), Err(FrameError::Malformed(_))));
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2_000, failure_persistence: None, ..Default::default() })]
+
+        /// Whatever bytes the guest hands over, parsing them never panics.
+        #[test]
+        fn any_guest_bytes_parse_or_fail_cleanly(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+            if let Ok(Response::Pending(pending)) = Response::parse(&bytes) {
+                let _ = pending.into_calls();
+            }
+        }
+
+        /// Pending frames of any shape (sizes, names, arguments) parse or fail cleanly.
+        #[test]
+        fn any_pending_frame_is_checked_without_panicking(
+            calls in proptest::collection::vec((proptest::prelude::any::<u64>(), "[ -~]{0,200}", "[ -~]{0,64}"), 0..20),
+            cancelled in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..5),
+        ) {
+            let frame = serde_json::json!({"kind": "pending", "calls": calls, "cancelled": cancelled, "wake_after_ns": null});
+            let Ok(Response::Pending(pending)) = Response::parse(frame.to_string().as_bytes()) else {
+                return Err(proptest::test_runner::TestCaseError::fail("a well-formed pending frame must parse"));
+            };
+            let parsed = pending.into_calls().unwrap();
+            proptest::prop_assert_eq!(parsed.len(), calls.len());
+            for call in parsed {
+                proptest::prop_assert!(call.name.len() <= MAX_TOOL_NAME_BYTES);
+            }
+        }
+    }
+
     #[test]
     fn requests_serialize_with_an_op_tag() {
         let results = [CallResult::ok(3, "x"), CallResult::failed(4, ToolFailure::new("timeout", "late"))];

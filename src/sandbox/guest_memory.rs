@@ -134,6 +134,21 @@ impl GuestView<'_> {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Any pointer and length the guest names is answered without a panic.
+        #[test]
+        fn any_guest_range_is_checked(ptr in proptest::prelude::any::<u64>(), len in proptest::prelude::any::<u64>(), limit in 0usize..1 << 20) {
+            let mut backing = vec![7u8; 4096];
+            let mut view = GuestView { bytes: &mut backing };
+            let _ = view.slice(ptr, len, limit);
+            let _ = view.read_u64(ptr);
+            let _ = view.write_u32(ptr, 1);
+            if let Ok(slice) = view.slice_mut(ptr, len) {
+                proptest::prop_assert!(slice.len() as u64 == len);
+            }
+        }
+    }
+
     #[test]
     fn ranges_outside_memory_are_errors_not_panics() {
         let mut backing = vec![0u8; 16];

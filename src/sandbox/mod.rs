@@ -14,7 +14,7 @@ mod state;
 mod wasi;
 
 pub use abi::{CallResult, GuestTool, PythonError, ToolCall, ToolFailure};
-pub use container::{Container, ExecuteRequest, Outcome, Pending, Step, StopReason};
+pub use container::{Container, ExecuteRequest, Outcome, Pending, STOPPED_RETURN_CODE, Step, StopReason};
 pub use limits::{LimitError, LimitOverrides, Limits};
 
 use state::HostState;
