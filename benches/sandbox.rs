@@ -13,6 +13,7 @@ const REPL_RUNS: usize = 200;
 const GATHER_RUNS: usize = 21;
 const GATHER_CALLS: usize = 1_000;
 const IDLE_CONTAINERS: usize = 100;
+const SNAPSHOT_RUNS: usize = 51;
 
 const REPL_CELLS: [&str; 10] = [
     "a = 1",
@@ -126,6 +127,36 @@ async fn gather_per_call(sandbox: &Sandbox, calls: usize) -> Vec<f64> {
 
 /// Private memory (anonymous pages: what the containers wrote) and all resident pages (which
 /// also counts each container's mapping of the shared image pages it read) per container.
+/// Snapshot of a container after a small execution: (bytes, save ms, restore ms) samples.
+async fn snapshots(sandbox: &Sandbox) -> (Figure, Figure, usize) {
+    let mut container = sandbox.create_container().await.expect("container");
+    finished(
+        exec(
+            &mut container,
+            "import json\nrows = [{'id': i, 'v': i * 1.5} for i in range(200)]\ntotal = sum(r['v'] for r in rows)",
+            &[],
+        )
+        .await,
+    );
+    let (mut save, mut restore) = (Vec::new(), Vec::new());
+    let mut size = 0;
+    for _ in 0..SNAPSHOT_RUNS {
+        let started = Instant::now();
+        let bytes = container.snapshot().await.expect("snapshot");
+        save.push(ms(started.elapsed()));
+        size = bytes.len();
+        let started = Instant::now();
+        let restored = sandbox.restore_container(uuid::Uuid::new_v4(), &bytes).await.expect("restore");
+        restore.push(ms(started.elapsed()));
+        drop(restored);
+    }
+    (
+        Figure { name: "snapshot save, after a small execution", unit: "ms", samples: save, target: Some(5.0) },
+        Figure { name: "snapshot restore into a new container", unit: "ms", samples: restore, target: Some(5.0) },
+        size,
+    )
+}
+
 async fn idle_memory(sandbox: &Sandbox) -> (Figure, Figure, usize) {
     let mut containers = Vec::with_capacity(IDLE_CONTAINERS);
     let (anon_before, rss_before) = (status_bytes("RssAnon"), status_bytes("VmRSS"));
@@ -185,6 +216,15 @@ fn main() {
             unit: "us",
             samples: marginal,
             target: Some(20.0),
+        });
+        let (save, restore, snapshot_bytes) = snapshots(&sandbox).await;
+        figures.push(save);
+        figures.push(restore);
+        figures.push(Figure {
+            name: "snapshot size, after a small execution",
+            unit: "KiB",
+            samples: vec![snapshot_bytes as f64 / 1024.0],
+            target: Some(1024.0),
         });
         let (private, resident, linear) = idle_memory(&sandbox).await;
         figures.push(private);

@@ -200,3 +200,60 @@ async fn guest_faults_are_contained() {
     assert_eq!(exit.stop.as_ref().map(|s| s.code()), Some("guest_exited"));
     assert_eq!(run(&mut c, "value + 1").await.value_repr.as_deref(), Some("42"));
 }
+
+#[tokio::test]
+async fn a_snapshot_restores_state_and_the_random_stream() {
+    let sandbox = common::sandbox();
+    let mut original = sandbox.create_container().await.unwrap();
+    run(&mut original, "import random\nclass Acc:\n    def __init__(self): self.items = []\nacc = Acc()\nacc.items.append(random.random())\ndef double(x): return 2 * x").await;
+    let snapshot = original.snapshot().await.unwrap();
+    assert!(snapshot.len() < 1 << 20, "a small session snapshots under 1 MB: {} bytes", snapshot.len());
+    let mut copy = sandbox.restore_container(uuid::Uuid::new_v4(), &snapshot).await.unwrap();
+    let probe = "(len(acc.items), double(21), random.random())";
+    assert_eq!(run(&mut copy, probe).await.value_repr, run(&mut original, probe).await.value_repr);
+    // The copy rolls back to its restored state after a limit, like any container.
+    let limits = Limits { time_ms: 150, ..Limits::default() };
+    let stopped = run_with(&mut copy, "acc.items.clear()\nwhile True: pass", limits).await;
+    assert_eq!(stopped.stop.map(|s| s.code()), Some("execution_time_exceeded"));
+    assert_eq!(run(&mut copy, "len(acc.items)").await.value_repr.as_deref(), Some("1"));
+}
+
+#[tokio::test]
+async fn an_execution_waiting_for_tools_survives_a_snapshot() {
+    let sandbox = common::sandbox();
+    let mut c = sandbox.create_container().await.unwrap();
+    let tools = [tool("fetch")];
+    run(&mut c, "base = 40").await;
+    let code = "import asyncio\nprint('before')\nparts = await asyncio.gather(fetch({'a': 1}), fetch({'a': 2}))\nprint(base + sum(int(p) for p in parts))";
+    let pending = pause(&mut c, code, &tools, Limits::default()).await;
+    let snapshot = c.snapshot().await.unwrap();
+    drop(c);
+    let mut restored = sandbox.restore_container(uuid::Uuid::new_v4(), &snapshot).await.unwrap();
+    assert!(restored.is_running());
+    let results: Vec<CallResult> = pending.calls.iter().map(|call| CallResult::ok(call.seq, "1")).collect();
+    let outcome = resume(&mut restored, &results).await;
+    assert_eq!(outcome.stdout, "before\n42\n");
+}
+
+#[tokio::test]
+async fn tampered_or_foreign_snapshots_are_refused() {
+    let sandbox = common::sandbox();
+    let mut c = sandbox.create_container().await.unwrap();
+    run(&mut c, "secret = 1").await;
+    let mut snapshot = c.snapshot().await.unwrap();
+    let middle = snapshot.len() / 2;
+    snapshot[middle] ^= 0x40;
+    let refused = sandbox.restore_container(uuid::Uuid::new_v4(), &snapshot).await;
+    assert!(matches!(refused, Err(sluice::sandbox::SandboxError::Snapshot(_))));
+    assert!(sandbox.restore_container(uuid::Uuid::new_v4(), b"not a snapshot").await.is_err());
+}
+
+#[tokio::test]
+async fn a_script_inside_a_nested_loop_cannot_be_snapshotted() {
+    let mut c = container().await;
+    let tools = [tool("fetch")];
+    let code = "import asyncio\ndef helper():\n    return asyncio.run(fetch({}))\nhelper()";
+    let pending = pause(&mut c, code, &tools, Limits::default()).await;
+    assert!(pending.blocking);
+    assert!(matches!(c.snapshot().await, Err(sluice::sandbox::SandboxError::NotSnapshottable(_))));
+}

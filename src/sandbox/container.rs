@@ -9,11 +9,11 @@
 
 use super::abi::{CallResult, GuestExports, GuestTool, PythonError, Request, Response, StepError, ToolCall};
 use super::limits::Limits;
+use super::snapshot::{CheckpointHeader, Header, RunningHeader, SNAPSHOT_FORMAT, StepHeader, decode, encode};
 use super::state::{Answer, BlockedCall, HostState, MemoryGuard, Output, Waiter};
 use super::{SandboxError, Shared};
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -135,10 +135,33 @@ enum StepInput {
     Answer(Arc<[u8]>),
 }
 
+impl StepInput {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Self::Frame(bytes) | Self::Answer(bytes) => bytes,
+        }
+    }
+}
+
 struct Live {
     store: Store<HostState>,
     exports: GuestExports,
 }
+
+/// A container's state at a committed point: memory pages that differ from the image, and
+/// the host state the guest sees. Rollback, restore and fork all start from one, then replay
+/// the journal after it.
+pub(crate) struct Checkpoint {
+    memory_size: u64,
+    pages: Vec<(u32, Vec<u8>)>,
+    clock_now_ns: u64,
+    random_state: u64,
+}
+
+/// Compact the journal into a checkpoint once replaying it would take this many steps.
+pub const COMPACT_AFTER_STEPS: usize = 256;
+/// ... or this many bytes of inputs.
+pub const COMPACT_AFTER_BYTES: usize = 16 << 20;
 
 type StepFuture = Pin<Box<dyn Future<Output = (Live, Result<Vec<u8>, StepError>)> + Send>>;
 
@@ -176,6 +199,9 @@ pub struct Container {
     seed: u64,
     shared: Arc<Shared>,
     live: Option<Live>,
+    /// Where rebuilding starts (the base image when none).
+    checkpoint: Option<Arc<Checkpoint>>,
+    /// Inputs of the executions committed since the checkpoint.
     journal: Vec<JournalStep>,
     running: Option<Running>,
     executions: u64,
@@ -192,10 +218,9 @@ fn unix_now_ns() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
 }
 
+/// FNV-1a: a digest that stays the same across builds, so snapshots can check replays.
 fn digest(bytes: &[u8]) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    bytes.hash(&mut hasher);
-    hasher.finish()
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 impl Container {
@@ -206,6 +231,7 @@ impl Container {
             seed,
             shared,
             live: Some(Live { store, exports }),
+            checkpoint: None,
             journal: Vec::new(),
             running: None,
             executions: 0,
@@ -372,6 +398,10 @@ impl Container {
                 let (stdout, stderr) = running.take_output();
                 self.journal.extend(running.steps);
                 self.executions += 1;
+                let journal_bytes: usize = self.journal.iter().map(|s| s.input.bytes().len()).sum();
+                if self.journal.len() >= COMPACT_AFTER_STEPS || journal_bytes >= COMPACT_AFTER_BYTES {
+                    self.compact().await;
+                }
                 Ok(Step::Finished(Outcome {
                     stdout,
                     stderr,
@@ -456,39 +486,212 @@ impl Container {
     /// journal of completed executions; a diverging response means the guest was not
     /// deterministic, and the container is given up rather than silently changed.
     async fn rebuild(&mut self) -> Result<Live, SandboxError> {
-        let maxima = *self.shared.maxima();
-        let (mut store, exports) = self.shared.instantiate(self.seed, maxima.memory_bytes).await?;
-        let mut steps = self.journal.iter().peekable();
-        let mut index = 0;
-        while let Some(step) = steps.next() {
-            let StepInput::Frame(frame) = &step.input else {
-                return Err(SandboxError::RestoreFailed(format!(
-                    "journal step {index} is an answer without a request"
-                )));
-            };
-            let mut answers = VecDeque::new();
-            while let Some(next) = steps.next_if(|s| matches!(s.input, StepInput::Answer(_))) {
-                if let StepInput::Answer(answer) = &next.input {
-                    answers.push_back((answer.clone(), next.now_ns));
-                }
-            }
+        let (mut store, exports) = self.shared.instantiate(self.seed, self.shared.maxima().memory_bytes).await?;
+        if let Some(checkpoint) = &self.checkpoint {
+            super::guest_memory::write_pages(exports.memory(), &mut store, checkpoint.memory_size, &checkpoint.pages)
+                .map_err(|e| SandboxError::RestoreFailed(format!("writing the checkpoint: {e}")))?;
             let state = store.data_mut();
-            state.clock.set_at_least(step.now_ns);
-            state.deadline = Instant::now() + maxima.time();
-            state.waiter = Waiter::Replay(answers);
-            store.set_epoch_deadline(1);
-            let response = exports
-                .step(&mut store, frame)
-                .await
-                .map_err(|e| SandboxError::RestoreFailed(format!("replaying step {index}: {e}")))?;
-            if step.response.is_some_and(|expected| expected != digest(&response)) {
-                return Err(SandboxError::RestoreFailed(format!("replaying step {index} gave a different response")));
-            }
-            index += 1;
+            state.clock.now_ns = checkpoint.clock_now_ns;
+            state.random = super::state::SeededRandom::new(checkpoint.random_state);
         }
-        store.data_mut().waiter = Waiter::Closed;
+        let maxima = *self.shared.maxima();
+        replay_steps(&mut store, &exports, &self.journal, &maxima).await?;
         Ok(Live { store, exports })
     }
+
+    /// Folds the committed journal into a new checkpoint taken from the live memory (only
+    /// between executions); rollback and snapshots then start from here.
+    async fn compact(&mut self) {
+        if self.running.is_some() {
+            return;
+        }
+        let Some(live) = &self.live else { return };
+        let pages = {
+            let pristine = self.shared.pristine.lock().await;
+            let base = super::guest_memory::contents(pristine.1.memory(), &pristine.0);
+            super::guest_memory::changed_pages(live.exports.memory(), &live.store, base)
+        };
+        let state = live.store.data();
+        self.checkpoint = Some(Arc::new(Checkpoint {
+            memory_size: super::guest_memory::size(live.exports.memory(), &live.store) as u64,
+            pages,
+            clock_now_ns: state.clock.now_ns,
+            random_state: state.random.state(),
+        }));
+        self.journal.clear();
+    }
+
+    /// The container as bytes: a checkpoint, the inputs since, and the execution in flight
+    /// if one waits for tool results. Not possible while a script waits inside a nested
+    /// event loop (a native frame would be lost).
+    pub async fn snapshot(&mut self) -> Result<Vec<u8>, SandboxError> {
+        if self.running.as_ref().is_some_and(|r| r.parked.is_some()) {
+            return Err(SandboxError::NotSnapshottable("the script waits inside a nested event loop".into()));
+        }
+        if let Some(why) = &self.broken {
+            return Err(SandboxError::RestoreFailed(why.clone()));
+        }
+        self.compact().await;
+        let mut payload = Vec::new();
+        let checkpoint = self.checkpoint.as_ref().map(|c| {
+            for (_, page) in &c.pages {
+                payload.extend_from_slice(page);
+            }
+            CheckpointHeader {
+                memory_size: c.memory_size,
+                clock_now_ns: c.clock_now_ns,
+                random_state: c.random_state,
+                pages: c.pages.iter().map(|(index, _)| *index).collect(),
+            }
+        });
+        let step_headers = |steps: &[JournalStep], payload: &mut Vec<u8>| -> Vec<StepHeader> {
+            steps
+                .iter()
+                .map(|step| {
+                    payload.extend_from_slice(step.input.bytes());
+                    StepHeader {
+                        frame: matches!(step.input, StepInput::Frame(_)),
+                        now_ns: step.now_ns,
+                        response: step.response,
+                        len: step.input.bytes().len() as u64,
+                    }
+                })
+                .collect()
+        };
+        let journal = step_headers(&self.journal, &mut payload);
+        let running = self.running.as_ref().map(|r| {
+            let output = r.output.lock().unwrap_or_else(|p| p.into_inner());
+            RunningHeader {
+                limits: r.limits,
+                run_time_us: r.run_time.as_micros() as u64,
+                tool_calls: r.tool_calls,
+                next_seq: r.next_seq,
+                steps: step_headers(&r.steps, &mut payload),
+                stdout: output.stdout.text(),
+                stderr: output.stderr.text(),
+            }
+        });
+        let header = Header {
+            format: SNAPSHOT_FORMAT,
+            image_hash: self.shared.image_hash.clone(),
+            seed: self.seed,
+            executions: self.executions,
+            checkpoint,
+            journal,
+            running,
+        };
+        Ok(encode(&header, &payload, &self.shared.config.snapshot_key))
+    }
+
+    /// A container rebuilt from a snapshot, under `id` (its own, or a new one for a fork).
+    pub(crate) async fn restore(shared: Arc<Shared>, id: Uuid, bytes: &[u8]) -> Result<Self, SandboxError> {
+        let (header, payload) = decode(bytes, &shared.config.snapshot_key, &shared.image_hash)
+            .map_err(|e| SandboxError::Snapshot(e.to_string()))?;
+        let damaged = |what: &str| SandboxError::Snapshot(format!("the snapshot is damaged: {what}"));
+        let mut at = 0usize;
+        let mut take = |len: usize| -> Result<Vec<u8>, SandboxError> {
+            let bytes = payload.get(at..at + len).ok_or_else(|| damaged("payload too short"))?.to_vec();
+            at += len;
+            Ok(bytes)
+        };
+        let checkpoint = match &header.checkpoint {
+            None => None,
+            Some(c) => {
+                let pages = c
+                    .pages
+                    .iter()
+                    .map(|index| Ok((*index, take(super::guest_memory::PAGE_BYTES)?)))
+                    .collect::<Result<Vec<_>, SandboxError>>()?;
+                Some(Arc::new(Checkpoint {
+                    memory_size: c.memory_size,
+                    pages,
+                    clock_now_ns: c.clock_now_ns,
+                    random_state: c.random_state,
+                }))
+            }
+        };
+        let mut steps = |headers: &[StepHeader]| -> Result<Vec<JournalStep>, SandboxError> {
+            headers
+                .iter()
+                .map(|h| {
+                    let bytes: Arc<[u8]> = take(usize::try_from(h.len).map_err(|_| damaged("step length"))?)?.into();
+                    let input = if h.frame { StepInput::Frame(bytes) } else { StepInput::Answer(bytes) };
+                    Ok(JournalStep { input, now_ns: h.now_ns, response: h.response })
+                })
+                .collect()
+        };
+        let journal = steps(&header.journal)?;
+        let running_steps = header.running.as_ref().map(|r| steps(&r.steps)).transpose()?;
+        let mut container = Self {
+            id,
+            seed: header.seed,
+            shared,
+            live: None,
+            checkpoint,
+            journal,
+            running: None,
+            executions: header.executions,
+            broken: None,
+        };
+        let mut live = container.rebuild().await?;
+        if let (Some(r), Some(steps)) = (header.running, running_steps) {
+            let maxima = *container.shared.maxima();
+            replay_steps(&mut live.store, &live.exports, &steps, &maxima).await?;
+            let mut output = Output::new(r.limits.max_output_bytes as usize);
+            output.stdout.push(r.stdout.as_bytes());
+            output.stderr.push(r.stderr.as_bytes());
+            let output = Arc::new(Mutex::new(output));
+            live.store.data_mut().output = output.clone();
+            live.store.data_mut().memory_guard = MemoryGuard::new(r.limits.memory_bytes);
+            container.running = Some(Running {
+                limits: r.limits,
+                output,
+                steps,
+                run_time: Duration::from_micros(r.run_time_us),
+                tool_calls: r.tool_calls,
+                next_seq: r.next_seq,
+                parked: None,
+            });
+        }
+        container.live = Some(live);
+        Ok(container)
+    }
+}
+
+/// Feeds journaled inputs to a guest again, checking each response against the one recorded;
+/// a different response means the guest was not deterministic, and is an error.
+async fn replay_steps(
+    store: &mut Store<HostState>,
+    exports: &GuestExports,
+    steps: &[JournalStep],
+    maxima: &Limits,
+) -> Result<(), SandboxError> {
+    let mut steps = steps.iter().peekable();
+    let mut index = 0;
+    while let Some(step) = steps.next() {
+        let StepInput::Frame(frame) = &step.input else {
+            return Err(SandboxError::RestoreFailed(format!("journal step {index} is an answer without a request")));
+        };
+        let mut answers = VecDeque::new();
+        while let Some(next) = steps.next_if(|s| matches!(s.input, StepInput::Answer(_))) {
+            answers.push_back((Arc::from(next.input.bytes()), next.now_ns));
+        }
+        let state = store.data_mut();
+        state.clock.set_at_least(step.now_ns);
+        state.deadline = Instant::now() + maxima.time();
+        state.waiter = Waiter::Replay(answers);
+        store.set_epoch_deadline(1);
+        let response = exports
+            .step(&mut *store, frame)
+            .await
+            .map_err(|e| SandboxError::RestoreFailed(format!("replaying step {index}: {e}")))?;
+        if step.response.is_some_and(|expected| expected != digest(&response)) {
+            return Err(SandboxError::RestoreFailed(format!("replaying step {index} gave a different response")));
+        }
+        index += 1;
+    }
+    store.data_mut().waiter = Waiter::Closed;
+    Ok(())
 }
 
 /// Names the limit behind a trap from what the host saw, never from the error text.

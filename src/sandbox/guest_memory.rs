@@ -58,6 +58,74 @@ pub fn size(memory: &Memory, store: impl AsContext) -> usize {
     memory.data_size(&store)
 }
 
+/// Granularity of checkpoints: the host's page.
+pub const PAGE_BYTES: usize = 4096;
+/// Bit 63 of a /proc/self/pagemap entry: the page is present.
+const PAGEMAP_PRESENT: u64 = 1 << 63;
+/// Bit 61: file-backed or shared. A private page that is present and not file-backed has
+/// been written by this process (copy-on-write from the image happened).
+const PAGEMAP_FILE_OR_SHARED: u64 = 1 << 61;
+
+/// Pages of `memory` that differ from `base` (the pristine image's memory), with their
+/// contents. Only pages this process has written can differ, so where the kernel says which
+/// those are (`/proc/self/pagemap`) only they are compared; elsewhere every page is.
+pub fn changed_pages(memory: &Memory, store: impl AsContext, base: &[u8]) -> Vec<(u32, Vec<u8>)> {
+    let data = memory.data(&store);
+    let candidates = written_pages(data).unwrap_or_else(|| (0..data.len().div_ceil(PAGE_BYTES)).collect());
+    candidates
+        .into_iter()
+        .filter_map(|index| {
+            let start = index * PAGE_BYTES;
+            let page = data.get(start..(start + PAGE_BYTES).min(data.len()))?;
+            let unchanged = base.get(start..start + page.len()) == Some(page)
+                || (start >= base.len() && page.iter().all(|&b| b == 0));
+            (!unchanged).then(|| (index as u32, page.to_vec()))
+        })
+        .collect()
+}
+
+/// Indices of the pages of `data` that this process has written, or `None` when the
+/// kernel's page map cannot be read.
+fn written_pages(data: &[u8]) -> Option<Vec<usize>> {
+    use std::os::unix::fs::FileExt;
+    let pages = data.len().div_ceil(PAGE_BYTES);
+    let first = data.as_ptr() as usize / PAGE_BYTES;
+    let mut entries = vec![0u8; pages * 8];
+    let map = std::fs::File::open("/proc/self/pagemap").ok()?;
+    map.read_exact_at(&mut entries, (first * 8) as u64).ok()?;
+    let written = entries
+        .chunks_exact(8)
+        .enumerate()
+        .filter(|(_, entry)| {
+            let entry = u64::from_le_bytes((*entry).try_into().expect("8 bytes"));
+            entry & PAGEMAP_PRESENT != 0 && entry & PAGEMAP_FILE_OR_SHARED == 0
+        })
+        .map(|(index, _)| index)
+        .collect();
+    Some(written)
+}
+
+/// Grows `memory` to `size` bytes if it is smaller, then writes each page at its index.
+pub fn write_pages(
+    memory: &Memory,
+    mut store: impl AsContextMut,
+    size: u64,
+    pages: &[(u32, Vec<u8>)],
+) -> Result<(), GuestMemoryError> {
+    const WASM_PAGE: u64 = 65_536;
+    let current = memory.data_size(&store) as u64;
+    if size > current {
+        let grow = (size - current).div_ceil(WASM_PAGE);
+        memory.grow(&mut store, grow).map_err(|_| GuestMemoryError::TooLarge { len: size, limit: current })?;
+    }
+    let data = memory.data_mut(&mut store);
+    for (index, page) in pages {
+        let target = range_mut(data, u64::from(*index) * PAGE_BYTES as u64, page.len() as u64)?;
+        target.copy_from_slice(page);
+    }
+    Ok(())
+}
+
 pub fn check_limit(len: u64, limit: usize) -> Result<(), GuestMemoryError> {
     if len > limit as u64 {
         return Err(GuestMemoryError::TooLarge { len, limit: limit as u64 });
@@ -146,6 +214,18 @@ mod tests {
             if let Ok(slice) = view.slice_mut(ptr, len) {
                 proptest::prop_assert!(slice.len() as u64 == len);
             }
+        }
+    }
+
+    #[test]
+    fn the_page_map_reports_written_pages() {
+        // A fresh anonymous allocation: pages become "written" once touched.
+        let mut buffer = vec![0u8; 16 * PAGE_BYTES];
+        let aligned = (buffer.as_ptr() as usize).next_multiple_of(PAGE_BYTES) - buffer.as_ptr() as usize;
+        buffer[aligned + 3 * PAGE_BYTES] = 1;
+        let window = &buffer[aligned..aligned + 8 * PAGE_BYTES];
+        if let Some(written) = written_pages(window) {
+            assert!(written.contains(&3), "{written:?}");
         }
     }
 

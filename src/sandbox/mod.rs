@@ -10,6 +10,7 @@ mod container;
 pub mod guest_memory;
 pub mod image;
 pub mod limits;
+pub mod snapshot;
 mod state;
 mod wasi;
 
@@ -62,6 +63,10 @@ pub enum SandboxError {
     NotWaiting,
     #[error("the container could not be restored after a failed execution: {0}")]
     RestoreFailed(String),
+    #[error("the container cannot be snapshotted now: {0}")]
+    NotSnapshottable(String),
+    #[error("snapshot refused: {0}")]
+    Snapshot(String),
 }
 
 /// Settings of a sandbox; limits of single executions come with each request.
@@ -73,11 +78,20 @@ pub struct SandboxConfig {
     pub maxima: Limits,
     /// Containers that may be alive in memory at once.
     pub max_containers: u32,
+    /// Seals snapshots (HMAC); a snapshot sealed with another key is refused. Keep it stable
+    /// to restore snapshots after a restart, and shared between nodes.
+    pub snapshot_key: Vec<u8>,
 }
 
 impl Default for SandboxConfig {
     fn default() -> Self {
-        Self { cache_dir: default_cache_dir(), maxima: Limits::server_maxima(), max_containers: DEFAULT_MAX_CONTAINERS }
+        Self {
+            cache_dir: default_cache_dir(),
+            maxima: Limits::server_maxima(),
+            max_containers: DEFAULT_MAX_CONTAINERS,
+            // Good for this process only; the service passes a key it keeps.
+            snapshot_key: Uuid::new_v4().as_bytes().to_vec(),
+        }
     }
 }
 
@@ -107,6 +121,8 @@ pub(crate) struct Shared {
     image_hash: String,
     config: SandboxConfig,
     ticker_stop: Arc<AtomicBool>,
+    /// An instance of the image that never runs: checkpoints are its memory's differences.
+    pristine: tokio::sync::Mutex<(Store<HostState>, abi::GuestExports)>,
 }
 
 impl Drop for Shared {
@@ -123,7 +139,8 @@ impl Sandbox {
         let linker = new_linker(&engine, &image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let pre = linker.instantiate_pre(&image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let ticker_stop = start_epoch_ticker(&engine);
-        Ok(Self { shared: Arc::new(Shared { engine, pre, image_hash: image.hash, config, ticker_stop }) })
+        let pristine = tokio::sync::Mutex::new(instantiate(&engine, &pre, 0, limits::DEFAULT_MEMORY_BYTES).await?);
+        Ok(Self { shared: Arc::new(Shared { engine, pre, image_hash: image.hash, config, ticker_stop, pristine }) })
     }
 
     /// The content hash of the base image every container starts from.
@@ -146,6 +163,12 @@ impl Sandbox {
     pub async fn create_container_with(&self, id: Uuid, seed: u64) -> Result<Container, SandboxError> {
         Container::new(self.shared.clone(), id, seed).await
     }
+
+    /// A container rebuilt from a snapshot under `id`: its own id to restore it, a new one to
+    /// fork it. A snapshot sealed with another key, or for another image or format, is refused.
+    pub async fn restore_container(&self, id: Uuid, snapshot: &[u8]) -> Result<Container, SandboxError> {
+        Container::restore(self.shared.clone(), id, snapshot).await
+    }
 }
 
 impl Shared {
@@ -155,17 +178,7 @@ impl Shared {
         seed: u64,
         memory_bytes: u64,
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
-        let mut store = build_store(&self.engine, HostState::new(seed, memory_bytes, 0));
-        store.data_mut().deadline = Instant::now() + INSTANTIATE_BUDGET;
-        let instance = self.pre.instantiate_async(&mut store).await.map_err(|e| {
-            match e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>() {
-                Some(full) => SandboxError::Capacity(full.to_string()),
-                None => SandboxError::Engine(format!("instantiating the image: {e:#}")),
-            }
-        })?;
-        let exports =
-            abi::GuestExports::new(&instance, &mut store).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        Ok((store, exports))
+        instantiate(&self.engine, &self.pre, seed, memory_bytes).await
     }
 
     pub(crate) fn maxima(&self) -> &Limits {
@@ -173,12 +186,30 @@ impl Shared {
     }
 }
 
+async fn instantiate(
+    engine: &Engine,
+    pre: &InstancePre<HostState>,
+    seed: u64,
+    memory_bytes: u64,
+) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
+    let mut store = build_store(engine, HostState::new(seed, memory_bytes, 0));
+    store.data_mut().deadline = Instant::now() + INSTANTIATE_BUDGET;
+    let instance = pre.instantiate_async(&mut store).await.map_err(|e| {
+        match e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>() {
+            Some(full) => SandboxError::Capacity(full.to_string()),
+            None => SandboxError::Engine(format!("instantiating the image: {e:#}")),
+        }
+    })?;
+    let exports = abi::GuestExports::new(&instance, &mut store).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    Ok((store, exports))
+}
+
 fn engine_config(sandbox: &SandboxConfig) -> Config {
     // Slots are reused: a new container gets a slot whose hot pages are already resident,
     // reset to the image by copying back only the pages the last tenant dirtied.
     let mut pool = PoolingAllocationConfig::new();
-    // The pre-initialization store takes a slot too.
-    let slots = sandbox.max_containers.saturating_add(1);
+    // The pre-initialization store and the pristine instance take slots too.
+    let slots = sandbox.max_containers.saturating_add(2);
     pool.total_memories(slots)
         .total_tables(slots)
         .total_core_instances(slots)

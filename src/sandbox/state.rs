@@ -162,6 +162,11 @@ impl SeededRandom {
         Self { state: seed }
     }
 
+    /// Where the stream stands (saved in checkpoints).
+    pub fn state(&self) -> u64 {
+        self.state
+    }
+
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
@@ -195,6 +200,11 @@ impl OutputCapture {
         let kept = data.len().min(room);
         self.bytes.extend_from_slice(&data[..kept]);
         self.dropped += (data.len() - kept) as u64;
+    }
+
+    /// What was kept so far, as text (snapshots carry it).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
     }
 
     /// The text, cut at a character boundary, with a marker line when something was dropped.
