@@ -8,7 +8,7 @@
 
 mod store;
 
-pub use store::{ExecutionFilter, ExecutionRow, Store, StoreError};
+pub use store::{ExecutionFilter, ExecutionRow, Store, StoreError, StoredContainer};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -155,6 +155,9 @@ pub enum Event {
         /// The guest's random seed (decimal: it does not fit every database's integers).
         seed: String,
         image_hash: String,
+        /// Set for a fork: the parent, and its last record when the fork was made.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked_from: Option<ForkPoint>,
     },
     ExecutionStarted {
         execution_id: String,
@@ -203,6 +206,13 @@ impl Event {
             Self::ExecutionFinished(finished) => Some(&finished.execution_id),
         }
     }
+}
+
+/// Where a forked container came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkPoint {
+    pub container_id: String,
+    pub seq: i64,
 }
 
 /// A stored record of a chain.
@@ -343,6 +353,7 @@ pub struct ContainerHistory {
     pub owner: String,
     pub seed: u64,
     pub image_hash: String,
+    pub forked_from: Option<ForkPoint>,
     pub executions: Vec<ExecutionHistory>,
 }
 
@@ -353,13 +364,14 @@ impl ContainerHistory {
         for record in records {
             let event = record.event().map_err(|e| format!("record {}: {e}", record.seq))?;
             match event {
-                Event::ContainerCreated { owner, seed, image_hash } => {
+                Event::ContainerCreated { owner, seed, image_hash, forked_from } => {
                     let seed = seed.parse().map_err(|_| format!("record {}: bad seed", record.seq))?;
                     history = Some(ContainerHistory {
                         container_id: container_id.to_owned(),
                         owner,
                         seed,
                         image_hash,
+                        forked_from,
                         executions: Vec::new(),
                     });
                 }
@@ -492,7 +504,7 @@ mod tests {
 
     fn events() -> Vec<Event> {
         vec![
-            Event::ContainerCreated { owner: "o".into(), seed: "42".into(), image_hash: "i".into() },
+            Event::ContainerCreated { owner: "o".into(), seed: "42".into(), image_hash: "i".into(), forked_from: None },
             Event::ExecutionStarted {
                 execution_id: "e".into(),
                 owner: "o".into(),

@@ -11,9 +11,14 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[(1, "audit", include_str!("../../migrations/sqlite/0001_audit.sql"))];
-const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] =
-    &[(1, "audit", include_str!("../../migrations/postgres/0001_audit.sql"))];
+const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "audit", include_str!("../../migrations/sqlite/0001_audit.sql")),
+    (2, "containers", include_str!("../../migrations/sqlite/0002_containers.sql")),
+];
+const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "audit", include_str!("../../migrations/postgres/0001_audit.sql")),
+    (2, "containers", include_str!("../../migrations/postgres/0002_containers.sql")),
+];
 const SQLITE_CONNECTIONS: u32 = 4;
 const POSTGRES_CONNECTIONS: u32 = 8;
 /// Rows a listing returns at most.
@@ -272,10 +277,7 @@ impl Store {
             .bind(container_id)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(match row {
-            Some(row) => Some(row.try_get("owner")?),
-            None => None,
-        })
+        Ok(row.map(|row| row.try_get("owner")).transpose()?)
     }
 
     pub async fn list_executions(&self, filter: &ExecutionFilter) -> Result<Vec<ExecutionRow>, StoreError> {
@@ -412,6 +414,128 @@ impl Store {
     }
 }
 
+/// A container kept in the store: its latest snapshot and what the engine needs with it.
+#[derive(Debug, Clone)]
+pub struct StoredContainer {
+    pub container_id: String,
+    pub owner: String,
+    pub created_at: i64,
+    pub last_used: i64,
+    pub started: i64,
+    pub snapshot: Vec<u8>,
+    pub run_state: Option<String>,
+}
+
+impl Store {
+    /// Keeps a container's latest snapshot (replacing the one before).
+    pub async fn save_container(&self, container: &StoredContainer) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO container_snapshots (container_id, owner, created_at, last_used, started, saved_at, snapshot, run_state) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (container_id) DO UPDATE SET \
+             last_used = excluded.last_used, started = excluded.started, saved_at = excluded.saved_at, \
+             snapshot = excluded.snapshot, run_state = excluded.run_state",
+        )
+        .bind(&container.container_id)
+        .bind(&container.owner)
+        .bind(container.created_at)
+        .bind(container.last_used)
+        .bind(container.started)
+        .bind(now_ms())
+        .bind(&container.snapshot)
+        .bind(&container.run_state)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    pub async fn load_container(&self, container_id: &str) -> Result<Option<StoredContainer>, StoreError> {
+        let row = sqlx::query(
+            "SELECT container_id, owner, created_at, last_used, started, snapshot, run_state FROM container_snapshots \
+             WHERE container_id = $1",
+        )
+        .bind(container_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        Ok(Some(StoredContainer {
+            container_id: row.try_get("container_id")?,
+            owner: row.try_get("owner")?,
+            created_at: row.try_get("created_at")?,
+            last_used: row.try_get("last_used")?,
+            started: row.try_get("started")?,
+            snapshot: row.try_get("snapshot")?,
+            run_state: row.try_get("run_state")?,
+        }))
+    }
+
+    pub async fn delete_container(&self, container_id: &str) -> Result<(), StoreError> {
+        for sql in [
+            "DELETE FROM container_snapshots WHERE container_id = $1",
+            "DELETE FROM container_leases WHERE container_id = $1",
+        ] {
+            sqlx::query(sql).bind(container_id).execute(&self.pool).await?;
+        }
+        Ok(())
+    }
+
+    /// Takes or renews the lease on a container for `node` until `expires_at` (Unix ms);
+    /// false while another node holds an unexpired lease. Also forgets the chain head this
+    /// node may have cached: another node may have appended since.
+    pub async fn acquire_lease(&self, container_id: &str, node: &str, expires_at: i64) -> Result<bool, StoreError> {
+        let result = sqlx::query(
+            "INSERT INTO container_leases (container_id, node, expires_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (container_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at \
+             WHERE container_leases.node = excluded.node OR container_leases.expires_at < $4",
+        )
+        .bind(container_id)
+        .bind(node)
+        .bind(expires_at)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(result.rows_affected() == 1)
+    }
+
+    /// Drops every lease: for a single node starting up, whose old leases name a past life.
+    pub async fn clear_leases(&self) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM container_leases").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    pub async fn release_lease(&self, container_id: &str, node: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM container_leases WHERE container_id = $1 AND node = $2")
+            .bind(container_id)
+            .bind(node)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The last record's sequence number of a container's chain.
+    pub async fn chain_head(&self, container_id: &str) -> Result<Option<i64>, StoreError> {
+        let row = sqlx::query("SELECT seq FROM audit_records WHERE container_id = $1 ORDER BY seq DESC LIMIT 1")
+            .bind(container_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|row| row.try_get("seq")).transpose()?)
+    }
+
+    /// Forgets a cached chain head (another node may have appended to that chain).
+    pub fn forget_head(&self, container_id: &str) {
+        self.heads.lock().unwrap_or_else(|p| p.into_inner()).remove(container_id);
+    }
+
+    /// Unfinished executions of one container.
+    pub async fn unfinished_in(&self, container_id: &str) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query("SELECT id FROM executions WHERE container_id = $1 AND status = $2 ORDER BY started_at")
+            .bind(container_id)
+            .bind("running")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(|row| Ok(row.try_get("id")?)).collect()
+    }
+}
+
 /// What `verify` found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VerifyReport {
@@ -433,7 +557,7 @@ async fn index(
     at: i64,
 ) -> Result<(), StoreError> {
     match event {
-        Event::ContainerCreated { owner, seed, image_hash } => {
+        Event::ContainerCreated { owner, seed, image_hash, .. } => {
             sqlx::query("INSERT INTO containers (id, owner, seed, image_hash, created_at) VALUES ($1, $2, $3, $4, $5)")
                 .bind(container_id)
                 .bind(owner)
