@@ -151,6 +151,72 @@ pub struct ServeArgs {
     /// Where the compiled base image is cached.
     #[arg(long, env = "SLUICE_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// Containers kept in memory; beyond this the least recently used idle one is saved to
+    /// the store and comes back on its next use.
+    #[arg(long, env = "SLUICE_MAX_LIVE_CONTAINERS", default_value_t = crate::engine::service::DEFAULT_MAX_LIVE_CONTAINERS)]
+    pub max_live_containers: usize,
+    /// Secret that signs stored snapshots (nodes sharing a store must share it). Default: a
+    /// key created once in the data directory.
+    #[arg(long, env = "SLUICE_SNAPSHOT_KEY", hide_env_values = true)]
+    pub snapshot_key: Option<String>,
+    /// Milliseconds a changed container stays idle before it is saved to the store.
+    #[arg(long, env = "SLUICE_SNAPSHOT_IDLE_MS", default_value_t = crate::engine::service::DEFAULT_SNAPSHOT_IDLE.as_millis() as u64)]
+    pub snapshot_idle_ms: u64,
+    /// Save a container after every execution (default: on with a PostgreSQL store, where a
+    /// killed node must not lose state another node will need).
+    #[arg(long, env = "SLUICE_SNAPSHOT_EVERY_EXECUTION", num_args = 0..=1, default_missing_value = "true")]
+    pub snapshot_every_execution: Option<bool>,
+    /// Milliseconds a node's lease on a container lasts unrenewed: how long a container held
+    /// by a node that died stays out of reach. Requests for a held container wait up to one
+    /// and a half times this.
+    #[arg(long, env = "SLUICE_LEASE_TTL_MS", default_value_t = crate::engine::service::DEFAULT_LEASE_TTL.as_millis() as u64)]
+    pub lease_ttl_ms: u64,
+    /// This node's name in container leases (default: a random one).
+    #[arg(long, env = "SLUICE_NODE")]
+    pub node: Option<String>,
+}
+
+/// Shorter leases would lapse between renewals on a busy node.
+const MIN_LEASE_TTL_MS: u64 = 1000;
+
+/// Bytes of a snapshot key created by `serve` when none is given.
+const SNAPSHOT_KEY_BYTES: usize = 32;
+
+/// The key that signs snapshots: given, or read from (first created in) the data directory,
+/// so that a restarted node trusts what it saved before.
+fn snapshot_key(args: &ServeArgs) -> Result<Vec<u8>, String> {
+    if let Some(key) = &args.snapshot_key {
+        if key.len() < 16 {
+            return Err("--snapshot-key must be at least 16 characters".into());
+        }
+        return Ok(key.as_bytes().to_vec());
+    }
+    let path = args.store.data_dir.join("snapshot.key");
+    match std::fs::read(&path) {
+        Ok(key) if key.len() >= 16 => return Ok(key),
+        Ok(_) => return Err(format!("{} is too short to be a snapshot key", path.display())),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("cannot read {}: {e}", path.display()));
+        }
+        Err(_) => {}
+    }
+    std::fs::create_dir_all(&args.store.data_dir)
+        .map_err(|e| format!("cannot create data directory {}: {e}", args.store.data_dir.display()))?;
+    let mut key = Vec::with_capacity(SNAPSHOT_KEY_BYTES);
+    while key.len() < SNAPSHOT_KEY_BYTES {
+        key.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
+    }
+    key.truncate(SNAPSHOT_KEY_BYTES);
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    file.write_all(&key).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(key)
 }
 
 pub fn main() -> ExitCode {
@@ -200,12 +266,19 @@ async fn serve(args: ServeArgs) -> ExitCode {
         Ok(store) => std::sync::Arc::new(store),
         Err(e) => return usage_error(&e),
     };
-    match Service::recover_interrupted(&store).await {
+    let shared_store = store.is_postgres();
+    let node = args.node.clone().unwrap_or_else(|| ServiceConfig::default().node);
+    match Service::recover_interrupted(&store, shared_store.then_some(node.as_str())).await {
         Ok(0) => {}
         Ok(n) => tracing::warn!(executions = n, "marked executions cut off by the last stop as interrupted"),
         Err(e) => return usage_error(&format!("recovering interrupted executions: {e}")),
     }
-    let mut sandbox_config = SandboxConfig { max_containers: args.max_containers, ..SandboxConfig::default() };
+    let snapshot_key = match snapshot_key(&args) {
+        Ok(key) => key,
+        Err(e) => return usage_error(&e),
+    };
+    let mut sandbox_config =
+        SandboxConfig { max_containers: args.max_containers, snapshot_key, ..SandboxConfig::default() };
     if let Some(dir) = args.cache_dir {
         sandbox_config.cache_dir = dir;
     }
@@ -219,6 +292,13 @@ async fn serve(args: ServeArgs) -> ExitCode {
         max_age: std::time::Duration::from_secs(args.max_age_secs),
         defaults,
         maxima,
+        max_live_containers: args.max_live_containers.max(1),
+        snapshot_idle: std::time::Duration::from_millis(args.snapshot_idle_ms),
+        snapshot_every_execution: args.snapshot_every_execution.unwrap_or(shared_store),
+        lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms.max(MIN_LEASE_TTL_MS)),
+        lease_wait: std::time::Duration::from_millis(args.lease_ttl_ms.max(MIN_LEASE_TTL_MS) * 3 / 2),
+        handoff_idle: shared_store.then_some(crate::engine::service::DEFAULT_HANDOFF_IDLE),
+        node,
     };
     let image_hash: std::sync::Arc<str> = sandbox.image_hash().into();
     let keys = ApiKeys::new(&args.api_keys);

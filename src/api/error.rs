@@ -30,6 +30,10 @@ pub enum ApiError {
     /// 410 `container_expired_error`.
     #[error("container {0} has expired")]
     Expired(String),
+    /// 410 `container_unrestorable_error`: its saved state was refused (tampered, or saved
+    /// by another image or format); the state is gone, as with an expired container.
+    #[error("{0}")]
+    Unrestorable(String),
     /// 413 `request_too_large_error`.
     #[error("{0}")]
     TooLarge(String),
@@ -61,7 +65,7 @@ impl ApiError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict(_) => StatusCode::CONFLICT,
-            Self::Expired(_) => StatusCode::GONE,
+            Self::Expired(_) | Self::Unrestorable(_) => StatusCode::GONE,
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -76,6 +80,7 @@ impl ApiError {
             Self::MethodNotAllowed => "method_not_allowed_error",
             Self::Conflict(_) => "conflict_error",
             Self::Expired(_) => "container_expired_error",
+            Self::Unrestorable(_) => "container_unrestorable_error",
             Self::TooLarge(_) => "request_too_large_error",
             Self::Unavailable(_) => "overloaded_error",
             Self::Internal(_) => "api_error",
@@ -90,6 +95,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::NotFound(what) => Self::NotFound(what),
             ServiceError::Expired(id) => Self::Expired(id),
             ServiceError::Conflict(m) => Self::Conflict(m),
+            error @ ServiceError::Unrestorable(..) => Self::Unrestorable(error.to_string()),
             ServiceError::Capacity(m) => Self::Unavailable(format!("the service is at capacity: {m}")),
             ServiceError::ShuttingDown => Self::Unavailable("the service is shutting down".into()),
             ServiceError::Internal(m) => Self::Internal(m),
@@ -143,6 +149,7 @@ mod tests {
             (ApiError::MethodNotAllowed, 405, "method_not_allowed_error"),
             (ApiError::Conflict("x".into()), 409, "conflict_error"),
             (ApiError::Expired("x".into()), 410, "container_expired_error"),
+            (ApiError::Unrestorable("x".into()), 410, "container_unrestorable_error"),
             (ApiError::TooLarge("x".into()), 413, "request_too_large_error"),
             (ApiError::Unavailable("x".into()), 503, "overloaded_error"),
             (ApiError::Internal("secret detail".into()), 500, "api_error"),

@@ -42,9 +42,13 @@ pub struct AppState {
         create_execution,
         get_execution,
         submit_tool_results,
+        list_executions,
+        replay_execution,
         create_container,
         get_container,
         delete_container,
+        fork_container,
+        export_container,
         create_tool,
         list_tools,
         get_tool,
@@ -76,6 +80,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/containers", post(create_container))
         .route("/v1/containers/{id}", get(get_container).delete(delete_container))
         .route("/v1/containers/{id}/export", get(export_container))
+        .route("/v1/containers/{id}/fork", post(fork_container))
         .route("/v1/tools", post(create_tool).get(list_tools))
         .route("/v1/tools/{name}", get(get_tool).delete(delete_tool))
         .route("/healthz", get(healthz))
@@ -220,6 +225,19 @@ async fn delete_container(
 ) -> Result<StatusCode, ApiError> {
     state.service.delete_container(&owner, container_id(&id)?).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// A new container with the same state as `id` (its variables, imports and execution
+/// numbering); the two are independent from then on. The source must not be mid-execution.
+#[utoipa::path(post, path = "/v1/containers/{id}/fork",
+    responses((status = 200, body = Container), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 410, body = ErrorBody), (status = 503, body = ErrorBody)))]
+async fn fork_container(
+    State(state): State<AppState>,
+    Caller(owner): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Container>, ApiError> {
+    Ok(Json(state.service.fork_container(&owner, container_id(&id)?).await?.into()))
 }
 
 /// Register a tool (Anthropic's fields plus executor, side_effects, timeout_ms, quota).

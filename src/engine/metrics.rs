@@ -16,6 +16,8 @@ pub struct Metrics {
     limit_hits: Mutex<BTreeMap<&'static str, u64>>,
     containers_created: AtomicU64,
     containers_expired: AtomicU64,
+    containers_evicted: AtomicU64,
+    containers_restored: AtomicU64,
     duration_buckets: [AtomicU64; DURATION_BUCKETS.len()],
     duration_count: AtomicU64,
     duration_sum_micros: AtomicU64,
@@ -65,6 +67,14 @@ impl Metrics {
         self.containers_expired.fetch_add(1, Ordering::Relaxed);
     }
 
+    pub fn container_evicted(&self) {
+        self.containers_evicted.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn container_restored(&self) {
+        self.containers_restored.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub fn render(&self, gauges: Gauges) -> String {
         let mut out = String::new();
         let counter = |out: &mut String, name: &str, help: &str, label: &str, values: Vec<(String, u64)>| {
@@ -90,6 +100,16 @@ impl Metrics {
             out,
             "# HELP sluice_containers_expired_total Containers removed after their idle time or maximum age.\n# TYPE sluice_containers_expired_total counter\nsluice_containers_expired_total {}",
             self.containers_expired.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "# HELP sluice_containers_evicted_total Containers saved and unloaded to make room.\n# TYPE sluice_containers_evicted_total counter\nsluice_containers_evicted_total {}",
+            self.containers_evicted.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "# HELP sluice_containers_restored_total Containers brought back from the store.\n# TYPE sluice_containers_restored_total counter\nsluice_containers_restored_total {}",
+            self.containers_restored.load(Ordering::Relaxed)
         );
         let _ = writeln!(
             out,

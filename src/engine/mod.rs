@@ -57,6 +57,41 @@ pub struct ClientCall {
     pub deadline: Instant,
 }
 
+/// A `Run` waiting for client tool results, as data: kept with its container's snapshot so
+/// the execution survives a restart or moves to another node.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RunState {
+    pub id: String,
+    pub container_id: String,
+    pub owner: String,
+    pub number: u64,
+    pub tools: Vec<crate::tools::ToolDefinition>,
+    pub limits: Limits,
+    pub ledger: Vec<LedgerEntry>,
+    pub client_calls: Vec<ClientCallState>,
+    pub pauses: Vec<usize>,
+    pub wake_after_ms: Option<u64>,
+    pub usage: Usage,
+    pub held: Vec<HeldResult>,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct ClientCallState {
+    pub id: String,
+    pub seq: u64,
+    pub name: String,
+    pub input: serde_json::Map<String, serde_json::Value>,
+    /// Time left before the call times out.
+    pub remaining_ms: u64,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct HeldResult {
+    pub seq: u64,
+    pub content: Option<String>,
+    pub error: Option<ToolFailure>,
+}
+
 /// Where an execution stands after the engine moved it on.
 #[derive(Debug)]
 pub enum Progress {
@@ -277,6 +312,70 @@ impl Run {
         };
         self.flush().await?;
         progress
+    }
+
+    /// This run as data (only meaningful while it waits for the client).
+    pub fn state(&self) -> RunState {
+        let now = Instant::now();
+        let remaining = |at: Instant| at.saturating_duration_since(now).as_millis() as u64;
+        RunState {
+            id: self.id.clone(),
+            container_id: self.container_id.clone(),
+            owner: self.owner.clone(),
+            number: self.number,
+            tools: self.toolset.tools().map(|t| t.definition.clone()).collect(),
+            limits: self.limits,
+            ledger: self.ledger.clone(),
+            client_calls: self
+                .client_calls
+                .iter()
+                .map(|c| ClientCallState {
+                    id: c.id.clone(),
+                    seq: c.seq,
+                    name: c.name.clone(),
+                    input: c.input.clone(),
+                    remaining_ms: remaining(c.deadline),
+                })
+                .collect(),
+            pauses: self.pauses.clone(),
+            wake_after_ms: self.wake_at.map(remaining),
+            usage: self.usage.clone(),
+            held: self
+                .held
+                .iter()
+                .map(|r| HeldResult { seq: r.seq, content: r.content.clone(), error: r.error.clone() })
+                .collect(),
+        }
+    }
+
+    /// A run brought back from its state; deadlines count on from now.
+    pub fn from_state(state: RunState, recorder: Arc<dyn Recorder>) -> Result<Self, String> {
+        let now = Instant::now();
+        let context = RunContext {
+            execution_id: state.id,
+            container_id: state.container_id,
+            owner: state.owner,
+            number: state.number,
+        };
+        let mut run = Run::new(context, Toolset::from_definitions(state.tools)?, state.limits, recorder);
+        run.ledger = state.ledger;
+        run.client_calls = state
+            .client_calls
+            .into_iter()
+            .map(|c| ClientCall {
+                id: c.id,
+                seq: c.seq,
+                name: c.name,
+                input: c.input,
+                deadline: now + Duration::from_millis(c.remaining_ms),
+            })
+            .collect();
+        run.pauses = state.pauses;
+        run.wake_at = state.wake_after_ms.map(|ms| now + Duration::from_millis(ms));
+        run.usage = state.usage;
+        run.held =
+            state.held.into_iter().map(|r| CallResult { seq: r.seq, content: r.content, error: r.error }).collect();
+        Ok(run)
     }
 
     /// The earliest moment the engine must move this execution on by itself.

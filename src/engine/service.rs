@@ -21,6 +21,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use uuid::Uuid;
 
+mod durable;
+
 /// Anthropic's containers expire after five idle minutes.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 pub const DEFAULT_MAX_AGE: Duration = Duration::from_secs(4 * 3600);
@@ -32,6 +34,16 @@ pub const MAX_RETAINED_EXECUTIONS: usize = 10_000;
 pub const MAX_REMEMBERED_GONE: usize = 10_000;
 pub const MAX_CODE_BYTES: usize = 1 << 20;
 pub const MAX_TOOLS_PER_EXECUTION: usize = 256;
+/// Containers kept in memory before the least recently used idle one is unloaded.
+pub const DEFAULT_MAX_LIVE_CONTAINERS: usize = 256;
+/// A container that changed and has been idle this long is saved to the store.
+pub const DEFAULT_SNAPSHOT_IDLE: Duration = Duration::from_secs(5);
+/// With several nodes: how long a lease lasts without renewal, and how long a request waits
+/// for another node to hand a container over.
+pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(10);
+pub const DEFAULT_LEASE_WAIT: Duration = Duration::from_secs(15);
+/// With several nodes: a container idle this long is saved and handed back.
+pub const DEFAULT_HANDOFF_IDLE: Duration = Duration::from_millis(500);
 
 #[derive(Debug, Clone)]
 pub struct ServiceConfig {
@@ -41,6 +53,17 @@ pub struct ServiceConfig {
     pub defaults: Limits,
     /// The largest limits a request may ask for.
     pub maxima: Limits,
+    pub max_live_containers: usize,
+    pub snapshot_idle: Duration,
+    /// Save after every execution, not only when idle: a node killed at any moment loses no
+    /// finished execution's state (about 2 ms per execution). On by default with several nodes.
+    pub snapshot_every_execution: bool,
+    /// Set when several nodes share the store: idle containers are handed back this soon.
+    pub handoff_idle: Option<Duration>,
+    pub lease_ttl: Duration,
+    pub lease_wait: Duration,
+    /// This node's name in leases.
+    pub node: String,
 }
 
 impl Default for ServiceConfig {
@@ -50,6 +73,13 @@ impl Default for ServiceConfig {
             max_age: DEFAULT_MAX_AGE,
             defaults: Limits::default(),
             maxima: Limits::server_maxima(),
+            max_live_containers: DEFAULT_MAX_LIVE_CONTAINERS,
+            snapshot_idle: DEFAULT_SNAPSHOT_IDLE,
+            snapshot_every_execution: false,
+            handoff_idle: None,
+            lease_ttl: DEFAULT_LEASE_TTL,
+            lease_wait: DEFAULT_LEASE_WAIT,
+            node: format!("node-{}", Uuid::new_v4().simple()),
         }
     }
 }
@@ -68,6 +98,9 @@ pub enum ServiceError {
     Expired(String),
     #[error("{0}")]
     Conflict(String),
+    /// The container's saved state was refused (tampered, or for another image or format).
+    #[error("container {0} cannot be restored: {1}")]
+    Unrestorable(String, String),
     #[error("the service is at capacity: {0}")]
     Capacity(String),
     #[error("the service is shutting down")]
@@ -172,6 +205,10 @@ struct ContainerEntry {
     created_at: SystemTime,
     /// Executions started in this container (numbers them).
     started: std::sync::atomic::AtomicU64,
+    /// Until when this node's lease on the container holds (as far as it knows).
+    lease_until: Mutex<Instant>,
+    /// Changed since it was last saved.
+    dirty: AtomicBool,
     last_used: Mutex<SystemTime>,
     slot: tokio::sync::Mutex<Slot>,
 }
@@ -206,6 +243,8 @@ struct Inner {
     gone: Mutex<Bounded<Uuid, Gone>>,
     executions: Mutex<Bounded<String, Arc<ExecutionEntry>>>,
     shutting_down: AtomicBool,
+    /// One restore at a time per container (others wait for it rather than load twice).
+    restoring: Mutex<HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// A map that forgets its oldest entries beyond a capacity.
@@ -292,47 +331,80 @@ impl Service {
     }
 
     /// Marks executions that were running when the process holding them stopped as
-    /// interrupted, with their calls in flight; nothing is run again. Returns how many.
-    pub async fn recover_interrupted(store: &Store) -> Result<usize, ServiceError> {
-        let unfinished = store.unfinished_executions().await?;
-        for (container_id, execution_id) in &unfinished {
-            let records = store.records(container_id).await?;
-            let history = ContainerHistory::from_records(container_id, &records).map_err(ServiceError::Internal)?;
-            let Some(execution) = history.execution(execution_id) else { continue };
-            let now = crate::audit::unix_ms(SystemTime::now());
-            let mut auto_counts = crate::audit::AutoCounts::default();
-            for call in &execution.ledger {
-                *auto_counts.calls_per_tool.entry(call.tool.clone()).or_default() += 1;
-            }
-            let usage = Usage { tool_calls: execution.ledger.len() as u64, ..Usage::default() };
-            let mut events = Vec::new();
-            for call in execution.ledger.iter().filter(|c| !c.status.is_final()) {
-                let mut call = call.clone();
-                call.status = CallStatus::Cancelled;
-                call.error_code = Some("interrupted".into());
-                call.error_message =
-                    Some("the process running the execution stopped; the call's outcome is unknown".into());
-                call.finished_at = Some(now);
-                events.push(Event::ToolCall { execution_id: execution_id.clone(), call });
-            }
-            events.push(Event::ExecutionFinished(crate::audit::Finished {
-                execution_id: execution_id.clone(),
-                status: "failed".into(),
-                outcome: "interrupted".into(),
-                return_code: i64::from(crate::sandbox::STOPPED_RETURN_CODE),
-                stdout: String::new(),
-                stderr: String::new(),
-                value_repr: None,
-                exception: None,
-                error_message: Some("the process running the execution stopped before it finished".into()),
-                counts: Default::default(),
-                auto_counts,
-                usage,
-                finished_at: now,
-            }));
-            store.append(container_id, &events).await?;
+    /// interrupted, with their calls in flight; nothing is run again. An execution that was
+    /// saved waiting for client tool results is not cut off: it resumes when answered.
+    /// Returns how many were marked.
+    ///
+    /// With `shared_as` (this node's name, when several nodes share the store) only
+    /// containers whose lease has lapsed are touched: another live node may be running the
+    /// rest. A single node owns every lease, so stale ones from its last life are cleared.
+    pub async fn recover_interrupted(store: &Store, shared_as: Option<&str>) -> Result<usize, ServiceError> {
+        if shared_as.is_none() {
+            store.clear_leases().await?;
         }
-        Ok(unfinished.len())
+        let mut marked = 0;
+        for (container_id, execution_id) in store.unfinished_executions().await? {
+            if let Some(node) = shared_as {
+                let until = crate::audit::unix_ms(SystemTime::now() + DEFAULT_LEASE_TTL) as i64;
+                if !store.acquire_lease(&container_id, node, until).await? {
+                    continue;
+                }
+            }
+            let waiting = match store.load_container(&container_id).await? {
+                Some(stored) => {
+                    stored.run_state.is_some_and(|state| state.contains(&format!("\"id\":\"{execution_id}\"")))
+                }
+                None => false,
+            };
+            if !waiting {
+                Service::recover_execution(store, &container_id, &execution_id).await?;
+                marked += 1;
+            }
+            if let Some(node) = shared_as {
+                store.release_lease(&container_id, node).await?;
+            }
+        }
+        Ok(marked)
+    }
+
+    /// Records one execution as interrupted, with its calls in flight cancelled.
+    async fn recover_execution(store: &Store, container_id: &str, execution_id: &str) -> Result<(), ServiceError> {
+        let records = store.records(container_id).await?;
+        let history = ContainerHistory::from_records(container_id, &records).map_err(ServiceError::Internal)?;
+        let Some(execution) = history.execution(execution_id) else { return Ok(()) };
+        let now = crate::audit::unix_ms(SystemTime::now());
+        let mut auto_counts = crate::audit::AutoCounts::default();
+        for call in &execution.ledger {
+            *auto_counts.calls_per_tool.entry(call.tool.clone()).or_default() += 1;
+        }
+        let usage = Usage { tool_calls: execution.ledger.len() as u64, ..Usage::default() };
+        let mut events = Vec::new();
+        for call in execution.ledger.iter().filter(|c| !c.status.is_final()) {
+            let mut call = call.clone();
+            call.status = CallStatus::Cancelled;
+            call.error_code = Some("interrupted".into());
+            call.error_message =
+                Some("the process running the execution stopped; the call's outcome is unknown".into());
+            call.finished_at = Some(now);
+            events.push(Event::ToolCall { execution_id: execution_id.to_owned(), call });
+        }
+        events.push(Event::ExecutionFinished(crate::audit::Finished {
+            execution_id: execution_id.to_owned(),
+            status: "failed".into(),
+            outcome: "interrupted".into(),
+            return_code: i64::from(crate::sandbox::STOPPED_RETURN_CODE),
+            stdout: String::new(),
+            stderr: String::new(),
+            value_repr: None,
+            exception: None,
+            error_message: Some("the process running the execution stopped before it finished".into()),
+            counts: Default::default(),
+            auto_counts,
+            usage,
+            finished_at: now,
+        }));
+        store.append(container_id, &events).await?;
+        Ok(())
     }
 
     /// A service whose events go to `recorder` (benchmarks compare recorders this way).
@@ -354,6 +426,7 @@ impl Service {
                 gone: Mutex::new(Bounded::new(MAX_REMEMBERED_GONE)),
                 executions: Mutex::new(Bounded::new(MAX_RETAINED_EXECUTIONS)),
                 shutting_down: AtomicBool::new(false),
+                restoring: Mutex::new(HashMap::new()),
             }),
         };
         service.spawn_reaper();
@@ -385,7 +458,7 @@ impl Service {
     }
 
     pub async fn get_container(&self, owner: &Owner, id: Uuid) -> Result<ContainerView, ServiceError> {
-        let entry = self.find_container(owner, id)?;
+        let entry = self.container(owner, id).await?;
         let (state, executions) = match entry.slot.try_lock() {
             Ok(slot) if slot.waiting.is_some() => (ContainerState::WaitingForTools, slot.container.executions()),
             Ok(slot) => (ContainerState::Idle, slot.container.executions()),
@@ -397,13 +470,16 @@ impl Service {
     /// Removes a container; an execution waiting for client tools in it is ended as
     /// interrupted. A container whose script is running is busy (409).
     pub async fn delete_container(&self, owner: &Owner, id: Uuid) -> Result<(), ServiceError> {
-        let entry = self.find_container(owner, id)?;
+        let entry = self.container(owner, id).await?;
         let mut slot = entry
             .slot
             .try_lock()
             .map_err(|_| ServiceError::Conflict(format!("container {id} is running an execution")))?;
         self.interrupt_waiting(&mut slot, "the container was deleted").await;
         self.forget_container(id, Gone::Deleted);
+        if let Some(store) = &self.inner.store {
+            store.delete_container(&id.to_string()).await?;
+        }
         Ok(())
     }
 
@@ -411,19 +487,24 @@ impl Service {
         if self.inner.shutting_down.load(Ordering::Relaxed) {
             return Err(ServiceError::ShuttingDown);
         }
+        self.make_room().await?;
         let container = self.inner.sandbox.create_container().await?;
         let created = Event::ContainerCreated {
             owner: owner.clone(),
             seed: container.seed().to_string(),
             image_hash: self.inner.sandbox.image_hash().to_owned(),
+            forked_from: None,
         };
         self.inner.recorder.record(&container.id().to_string(), vec![created]).await?;
+        self.acquire_lease_waiting(&container.id().to_string()).await?;
         let now = SystemTime::now();
         let entry = Arc::new(ContainerEntry {
             id: container.id(),
             owner: owner.clone(),
             created_at: now,
             started: Default::default(),
+            lease_until: Mutex::new(Instant::now() + self.inner.config.lease_ttl),
+            dirty: AtomicBool::new(true),
             last_used: Mutex::new(now),
             slot: tokio::sync::Mutex::new(Slot { container, waiting: None }),
         });
@@ -432,14 +513,14 @@ impl Service {
         Ok(entry)
     }
 
-    fn find_container(&self, owner: &Owner, id: Uuid) -> Result<Arc<ContainerEntry>, ServiceError> {
-        if let Some(entry) = lock(&self.inner.containers).get(&id).filter(|e| &e.owner == owner) {
-            return Ok(entry.clone());
-        }
-        // Another owner's container is as unknown as a missing one.
-        match lock(&self.inner.gone).get(&id) {
-            Some(Gone::Expired) => Err(ServiceError::Expired(id.to_string())),
-            _ => Err(ServiceError::NotFound(format!("container {id}"))),
+    /// A container of `owner`: in memory, or restored from its snapshot. Another owner's
+    /// container is as unknown as a missing one.
+    async fn container(&self, owner: &Owner, id: Uuid) -> Result<Arc<ContainerEntry>, ServiceError> {
+        let found = lock(&self.inner.containers).get(&id).cloned();
+        match found {
+            Some(entry) if &entry.owner == owner => Ok(entry),
+            Some(_) => Err(ServiceError::NotFound(format!("container {id}"))),
+            None => self.restore(owner, id).await,
         }
     }
 
@@ -470,7 +551,12 @@ impl Service {
     fn spawn_reaper(&self) {
         let weak = Arc::downgrade(&self.inner);
         tokio::spawn(async move {
-            let mut tick = tokio::time::interval(REAP_INTERVAL);
+            // Often enough that a lease is renewed well before it lapses.
+            let period = match weak.upgrade() {
+                Some(inner) => REAP_INTERVAL.min(inner.config.lease_ttl / 4),
+                None => return,
+            };
+            let mut tick = tokio::time::interval(period);
             loop {
                 tick.tick().await;
                 let Some(inner) = weak.upgrade() else { return };
@@ -479,7 +565,8 @@ impl Service {
         });
     }
 
-    /// Removes containers past their idle time or maximum age (not while a script runs).
+    /// Removes containers past their idle time or maximum age (not while a script runs),
+    /// saves idle ones that changed, and renews leases.
     async fn reap(&self) {
         let now = SystemTime::now();
         let due: Vec<Arc<ContainerEntry>> =
@@ -488,8 +575,15 @@ impl Service {
             let Ok(mut slot) = entry.slot.try_lock() else { continue };
             self.interrupt_waiting(&mut slot, "the container expired").await;
             self.forget_container(entry.id, Gone::Expired);
+            if let Some(store) = &self.inner.store
+                && let Err(e) = store.delete_container(&entry.id.to_string()).await
+            {
+                tracing::warn!(container = %entry.id, error = %e, "could not delete an expired container's snapshot");
+            }
             self.inner.metrics.container_expired();
         }
+        self.save_idle().await;
+        self.renew_leases().await;
     }
 
     // -- executions ------------------------------------------------------------------
@@ -510,7 +604,7 @@ impl Service {
             .with_overrides(&request.limits, &self.inner.config.maxima)
             .map_err(|e| ServiceError::InvalidRequest(e.to_string()))?;
         let entry = match request.container {
-            Some(id) => self.find_container(owner, id)?,
+            Some(id) => self.container(owner, id).await?,
             None => self.new_container(owner).await?,
         };
         let mut slot = entry
@@ -549,7 +643,20 @@ impl Service {
         self.remember_execution(id, execution.clone());
         let dispatcher = ServiceDispatcher { http: &self.inner.http };
         let progress = run.start(&mut slot.container, &request.code, &dispatcher).await;
-        Ok(self.after_progress(&entry, &mut slot, &execution, run, progress))
+        let view = self.after_progress(&entry, &mut slot, &execution, run, progress);
+        self.save_after_execution(&entry, &mut slot).await;
+        Ok(view)
+    }
+
+    /// An execution waiting for client tool results is saved at once, so it survives a
+    /// restart (or another node can take the answer); others when configured so.
+    async fn save_after_execution(&self, entry: &ContainerEntry, slot: &mut Slot) {
+        entry.dirty.store(true, Ordering::Relaxed);
+        if (slot.waiting.is_some() || self.inner.config.snapshot_every_execution)
+            && let Err(e) = self.persist(entry, slot).await
+        {
+            tracing::warn!(container = %entry.id, error = %e, "could not save a container after an execution");
+        }
     }
 
     /// An execution: from memory while the node holds it, else from the audit store.
@@ -559,7 +666,16 @@ impl Service {
         }
         let history = self.stored_history(owner, id).await?;
         let execution = history.execution(id).ok_or_else(|| ServiceError::NotFound(format!("execution {id}")))?;
-        Ok(view_from_history(&history, execution))
+        let mut view = view_from_history(&history, execution);
+        if execution.finished.is_none()
+            && let Some((tool_uses, usage)) = self.stored_waiting_view(&history.container_id, id).await
+        {
+            view.status = ExecutionStatus::RequiresAction;
+            view.error = None;
+            view.tool_uses = tool_uses;
+            view.usage = usage;
+        }
+        Ok(view)
     }
 
     /// The container history an execution belongs to, if `owner` may see it.
@@ -598,6 +714,7 @@ impl Service {
     /// Replays an execution from its container's recorded history.
     pub async fn replay(&self, owner: &Owner, execution_id: &str) -> Result<ReplayReport, ServiceError> {
         let history = self.stored_history(owner, execution_id).await?;
+        let history = self.full_history(&history.container_id).await?;
         replay(&self.inner.sandbox, &history, execution_id).await.map_err(|e| match e {
             super::replay::ReplayError::Sandbox(e) => ServiceError::from(e),
             other => ServiceError::Conflict(other.to_string()),
@@ -618,9 +735,23 @@ impl Service {
         id: &str,
         answers: Vec<(String, Result<String, ToolFailure>)>,
     ) -> Result<ExecutionView, ServiceError> {
+        let container_id = match self.find_execution(owner, id) {
+            Ok(execution) => lock(&execution.view).container_id,
+            Err(not_here) => {
+                // Saved waiting in a container this node does not hold: bring it here.
+                let store = self.inner.store.as_ref().ok_or(not_here)?;
+                let (container_id, stored_owner) =
+                    store.container_of(id).await?.ok_or_else(|| ServiceError::NotFound(format!("execution {id}")))?;
+                if &stored_owner != owner {
+                    return Err(ServiceError::NotFound(format!("execution {id}")));
+                }
+                container_id
+                    .parse()
+                    .map_err(|_| ServiceError::Internal("a stored container id is not a UUID".into()))?
+            }
+        };
+        let entry = self.container(owner, container_id).await?;
         let execution = self.find_execution(owner, id)?;
-        let container_id = lock(&execution.view).container_id;
-        let entry = self.find_container(owner, container_id)?;
         let mut slot = entry.slot.lock().await;
         let mut run = match slot.waiting.take() {
             Some(run) if run.id == id => run,
@@ -636,7 +767,9 @@ impl Service {
         self.touch(&entry);
         let dispatcher = ServiceDispatcher { http: &self.inner.http };
         let progress = run.answer(&mut slot.container, answers, &dispatcher).await;
-        Ok(self.after_progress(&entry, &mut slot, &execution, run, progress))
+        let view = self.after_progress(&entry, &mut slot, &execution, run, progress);
+        self.save_after_execution(&entry, &mut slot).await;
+        Ok(view)
     }
 
     fn find_execution(&self, owner: &Owner, id: &str) -> Result<Arc<ExecutionEntry>, ServiceError> {
@@ -767,6 +900,7 @@ impl Service {
         let dispatcher = ServiceDispatcher { http: &self.inner.http };
         let progress = run.expire(&mut slot.container, now, &dispatcher).await;
         self.after_progress(&entry, &mut slot, &execution, run, progress);
+        self.save_after_execution(&entry, &mut slot).await;
     }
 
     /// Ends an execution that waits for client tools, rolling its container back.
@@ -789,13 +923,22 @@ impl Service {
         }
     }
 
-    /// Refuses new work and ends executions that wait for client tools as interrupted.
+    /// Refuses new work, then saves every container to the store (an execution waiting for
+    /// client tools resumes after the restart) and hands back its lease. Without a store,
+    /// executions waiting for client tools end as interrupted.
     pub async fn shutdown(&self) {
         self.inner.shutting_down.store(true, Ordering::Relaxed);
         let entries: Vec<_> = lock(&self.inner.containers).values().cloned().collect();
         for entry in entries {
             let mut slot = entry.slot.lock().await;
-            self.interrupt_waiting(&mut slot, "the service shut down").await;
+            if self.inner.store.is_none() {
+                self.interrupt_waiting(&mut slot, "the service shut down").await;
+                continue;
+            }
+            if let Err(e) = self.unload(&entry, &mut slot).await {
+                tracing::error!(container = %entry.id, error = %e, "could not save a container at shutdown");
+                self.interrupt_waiting(&mut slot, "the service shut down and could not save the container").await;
+            }
         }
     }
 
