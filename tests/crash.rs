@@ -1,58 +1,21 @@
 //! Crash safety: SIGKILL the server while executions with tool calls run, restart it on the
 //! same data directory, and check that nothing reported was lost, nothing cut off was lost
-//! or duplicated, the chains verify, and a write tool was not called again.
+//! or duplicated, an execution paused for a client tool resumes, the chains verify, and a
+//! write tool was not called again.
+
+#[path = "common/server.rs"]
+mod server;
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
+use server::{Server, get, post};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn start_server(data_dir: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir", data_dir.to_str().unwrap()])
-        .env("SLUICE_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sluice serve starts");
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut sent = false;
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if !sent && let Some(rest) = line.split("listen=").nth(1) {
-                let _ = tx.send(rest.split_whitespace().next().unwrap().to_owned());
-                sent = true;
-            }
-        }
-    });
-    let address = rx.recv_timeout(Duration::from_secs(120)).expect("the server logs its address");
-    Server { child, base: format!("http://{address}") }
-}
-
-async fn post(client: &reqwest::Client, url: String, body: Value) -> Value {
-    let response =
-        client.post(url).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
-    serde_json::from_str(&response.text().await.unwrap()).unwrap()
-}
-
-async fn get(client: &reqwest::Client, url: String) -> Value {
-    serde_json::from_str(&client.get(url).send().await.unwrap().text().await.unwrap()).unwrap()
+    server::start(&["--data-dir", data_dir.to_str().unwrap()], &[])
 }
 
 /// A write tool that records each call and then never answers.
@@ -88,9 +51,12 @@ async fn a_killed_server_loses_nothing_it_reported() {
     let done = post(&client, format!("{base}/v1/executions"), json!({"code": "print('done before the crash')"})).await;
     assert_eq!(done["status"], "completed");
     let client_tool = json!({"name": "approve", "allowed_callers": ["code_execution_20260120"]});
-    let waiting =
-        post(&client, format!("{base}/v1/executions"), json!({"code": "await approve({})", "tools": [client_tool]}))
-            .await;
+    let waiting = post(
+        &client,
+        format!("{base}/v1/executions"),
+        json!({"code": "print(await approve({}))", "tools": [client_tool]}),
+    )
+    .await;
     assert_eq!(waiting["status"], "requires_action");
     eprintln!("two executions reported");
 
@@ -138,15 +104,27 @@ async fn a_killed_server_loses_nothing_it_reported() {
     let first = get(&client, format!("{base}/v1/executions/{}", done["id"].as_str().unwrap())).await;
     assert_eq!(first["status"], "completed");
     assert_eq!(first["result"]["stdout"], "done before the crash\n");
-    let cut_off = get(&client, format!("{base}/v1/executions/{}", waiting["id"].as_str().unwrap())).await;
-    assert_eq!((cut_off["status"].as_str(), cut_off["error"]["type"].as_str()), (Some("failed"), Some("interrupted")));
+    // The paused execution was saved when it paused: it survives the crash and resumes.
+    let waiting_id = waiting["id"].as_str().unwrap();
+    let still_waiting = get(&client, format!("{base}/v1/executions/{waiting_id}")).await;
+    assert_eq!(still_waiting["status"], "requires_action", "{still_waiting}");
+    let tool_use_id = still_waiting["tool_uses"][0]["id"].as_str().unwrap();
+    assert_eq!(tool_use_id, waiting["tool_uses"][0]["id"].as_str().unwrap());
+    let resumed = post(
+        &client,
+        format!("{base}/v1/executions/{waiting_id}/tool_results"),
+        json!({"tool_results": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": "approved"}]}),
+    )
+    .await;
+    assert_eq!(resumed["status"], "completed", "{resumed}");
+    assert_eq!(resumed["result"]["stdout"], "approved\n", "{resumed}");
 
     let listed = get(&client, format!("{base}/v1/executions")).await;
     let rows = listed["data"].as_array().unwrap();
     assert_eq!(rows.len(), 4, "every execution once: {listed}");
     assert!(rows.iter().all(|r| r["status"] != "running"), "none left running: {listed}");
     let interrupted: Vec<&Value> = rows.iter().filter(|r| r["outcome"] == "interrupted").collect();
-    assert_eq!(interrupted.len(), 3, "{listed}");
+    assert_eq!(interrupted.len(), 2, "the two in flight: {listed}");
     let pay_row = rows.iter().find(|r| r["tools"] == json!(["pay"])).expect("the paying execution is on record");
     let paying = get(&client, format!("{base}/v1/executions/{}", pay_row["id"].as_str().unwrap())).await;
     let call = &paying["ledger"][0];

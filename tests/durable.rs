@@ -1,0 +1,258 @@
+//! Durable containers: state and paused executions survive a restart, the least recently used
+//! containers are unloaded and come back, forks are independent, tampered snapshots are
+//! refused, and two nodes share one PostgreSQL without running an execution twice.
+
+mod common;
+#[path = "common/server.rs"]
+mod server;
+
+use serde_json::{Value, json};
+use sluice::audit::Store;
+use sluice::engine::service::{ExecutionStatus, NewExecution, ServiceError};
+use sluice::tools::ToolDefinition;
+use sluice::{Sandbox, SandboxConfig, Service, ServiceConfig};
+use std::sync::Arc;
+
+const OWNER: &str = "durable-test";
+
+fn owner() -> String {
+    OWNER.to_owned()
+}
+
+async fn sqlite_store() -> (Arc<Store>, String) {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("durable-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = Store::sqlite_url(&dir);
+    (Arc::new(Store::open(&url).await.expect("sqlite store")), url)
+}
+
+fn run_in(container: Option<uuid::Uuid>, code: &str) -> NewExecution {
+    NewExecution { code: code.into(), container, ..Default::default() }
+}
+
+async fn stdout(service: &Service, container: uuid::Uuid, code: &str) -> String {
+    let view = service.create_execution(&owner(), run_in(Some(container), code)).await.unwrap();
+    assert_eq!(view.status, ExecutionStatus::Completed, "{:?}", view.error);
+    view.outcome.unwrap().stdout
+}
+
+fn metric(service: &Service, name: &str) -> u64 {
+    let text = service.metrics_text();
+    let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no metric {name}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn graceful_restart_keeps_state_and_a_paused_execution() {
+    let (store, url) = sqlite_store().await;
+    let sandbox = common::sandbox();
+    let first = Service::with_store(sandbox.clone(), ServiceConfig::default(), store.clone());
+
+    let setup = "import json\nclass Tally:\n    def __init__(self): self.n = 0\ntally = Tally()\ntally.n = 41";
+    let created = first.create_execution(&owner(), run_in(None, setup)).await.unwrap();
+    let container = created.container_id;
+    let pause = "answer = await approve({'n': tally.n})\ntally.n += 1\nprint(answer, tally.n)";
+    let request = NewExecution {
+        code: pause.into(),
+        container: Some(container),
+        tools: vec![ToolDefinition::code_callable("approve")],
+        ..Default::default()
+    };
+    let paused = first.create_execution(&owner(), request).await.unwrap();
+    assert_eq!(paused.status, ExecutionStatus::RequiresAction);
+    first.shutdown().await;
+
+    let reopened = Arc::new(Store::open(&url).await.unwrap());
+    let second = Service::with_store(sandbox, ServiceConfig::default(), reopened);
+    let waiting = second.get_execution(&owner(), &paused.id).await.unwrap();
+    assert_eq!(waiting.status, ExecutionStatus::RequiresAction);
+    assert_eq!(waiting.tool_uses[0].input["n"], 41);
+    let answer = vec![(paused.tool_uses[0].id.clone(), Ok("yes".to_owned()))];
+    let done = second.submit_tool_results(&owner(), &paused.id, answer).await.unwrap();
+    assert_eq!(done.status, ExecutionStatus::Completed, "{:?}", done.error);
+    assert_eq!(done.outcome.unwrap().stdout, "yes 42\n");
+    assert_eq!(
+        stdout(&second, container, "print(type(tally).__name__, tally.n, json.dumps([1]))").await,
+        "Tally 42 [1]\n"
+    );
+    assert_eq!(second.get_container(&owner(), container).await.unwrap().executions, 3);
+    assert!(metric(&second, "sluice_containers_restored_total") >= 1);
+}
+
+#[tokio::test]
+async fn least_recently_used_containers_are_unloaded_and_come_back() {
+    let (store, _) = sqlite_store().await;
+    let config = ServiceConfig { max_live_containers: 2, ..ServiceConfig::default() };
+    let service = Service::with_store(common::sandbox(), config, store);
+    let mut containers = Vec::new();
+    for i in 0..5 {
+        let view = service
+            .create_execution(&owner(), run_in(None, &format!("mine = {i}\nitems = list(range({i}))")))
+            .await
+            .unwrap();
+        containers.push(view.container_id);
+    }
+    assert!(metric(&service, "sluice_containers_evicted_total") >= 3);
+    // Each one, in an order that forces more unloading, still holds its own state.
+    for (i, container) in containers.iter().enumerate().rev().chain(containers.iter().enumerate()) {
+        let out =
+            stdout(&service, *container, "mine += 100\nprint(mine - 100 * (mine // 100), len(items))\nmine -= 100")
+                .await;
+        assert_eq!(out, format!("{i} {i}\n"));
+    }
+    assert!(metric(&service, "sluice_containers_restored_total") >= 5);
+}
+
+#[tokio::test]
+async fn a_fork_copies_state_then_goes_its_own_way() {
+    let (store, _) = sqlite_store().await;
+    let service = Service::with_store(common::sandbox(), ServiceConfig::default(), store.clone());
+    let parent = service
+        .create_execution(&owner(), run_in(None, "seen = ['parent']\ndef hello(): return 'hi ' + seen[-1]"))
+        .await
+        .unwrap();
+    let parent = parent.container_id;
+
+    let child = service.fork_container(&owner(), parent).await.unwrap().id;
+    assert_ne!(child, parent);
+    assert_eq!(stdout(&service, child, "seen.append('child')\nprint(hello(), len(seen))").await, "hi child 2\n");
+    assert_eq!(stdout(&service, parent, "print(hello(), len(seen))").await, "hi parent 1\n");
+
+    // The fork's audit chain starts where the parent's stood, and its executions replay.
+    let records = store.records(&child.to_string()).await.unwrap();
+    assert_eq!(records[0].kind, "container_created");
+    assert!(records[0].body.contains(&parent.to_string()), "{}", records[0].body);
+    let in_child = service.create_execution(&owner(), run_in(Some(child), "print(hello())")).await.unwrap();
+    let report = service.replay(&owner(), &in_child.id).await.unwrap();
+    assert_eq!(report.divergence, None);
+    assert_eq!(report.executions_replayed, 3, "the parent's setup, the child's append, then this one");
+
+    // Unknown, foreign and paused containers are not forked.
+    let unknown = service.fork_container(&owner(), uuid::Uuid::new_v4()).await;
+    assert!(matches!(unknown, Err(ServiceError::NotFound(_))), "{unknown:?}");
+    let foreign = service.fork_container(&"someone-else".to_owned(), parent).await;
+    assert!(matches!(foreign, Err(ServiceError::NotFound(_))), "{foreign:?}");
+    let request = NewExecution {
+        code: "await ask({})".into(),
+        container: Some(parent),
+        tools: vec![ToolDefinition::code_callable("ask")],
+        ..Default::default()
+    };
+    assert_eq!(service.create_execution(&owner(), request).await.unwrap().status, ExecutionStatus::RequiresAction);
+    let paused = service.fork_container(&owner(), parent).await;
+    assert!(matches!(paused, Err(ServiceError::Conflict(_))), "{paused:?}");
+}
+
+#[tokio::test]
+async fn tampered_or_foreign_snapshots_are_refused() {
+    let (store, url) = sqlite_store().await;
+    let sandbox = common::sandbox();
+    let first = Service::with_store(sandbox.clone(), ServiceConfig::default(), store.clone());
+    let a = first.create_execution(&owner(), run_in(None, "x = 1")).await.unwrap().container_id;
+    let b = first.create_execution(&owner(), run_in(None, "x = 2")).await.unwrap().container_id;
+    first.shutdown().await;
+
+    // One flipped byte in the middle of a's snapshot.
+    let mut stored = store.load_container(&a.to_string()).await.unwrap().expect("a was saved");
+    let middle = stored.snapshot.len() / 2;
+    stored.snapshot[middle] ^= 0x40;
+    store.save_container(&stored).await.unwrap();
+
+    let reopened = Arc::new(Store::open(&url).await.unwrap());
+    let second = Service::with_store(sandbox.clone(), ServiceConfig::default(), reopened.clone());
+    let tampered = second.create_execution(&owner(), run_in(Some(a), "print(x)")).await;
+    assert!(matches!(tampered, Err(ServiceError::Unrestorable(..))), "{tampered:?}");
+    assert_eq!(stdout(&second, b, "print(x)").await, "2\n", "the others still serve");
+    second.shutdown().await;
+
+    // A server with another key refuses the (intact) snapshot too.
+    let other_key =
+        SandboxConfig { snapshot_key: b"another server's key, 32 bytes!!".to_vec(), ..SandboxConfig::default() };
+    let stranger = Service::with_store(Sandbox::new(other_key).await.unwrap(), ServiceConfig::default(), reopened);
+    let foreign = stranger.create_execution(&owner(), run_in(Some(b), "print(x)")).await;
+    assert!(matches!(foreign, Err(ServiceError::Unrestorable(..))), "{foreign:?}");
+}
+
+/// A fresh schema in the machine's PostgreSQL, as a URL that selects it.
+async fn postgres_schema(base: &str) -> String {
+    use sqlx::Connection;
+    let schema = format!("durable_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(base).await.expect("postgres");
+    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.unwrap();
+    let separator = if base.contains('?') { '&' } else { '?' };
+    format!("{base}{separator}options=-c%20search_path%3D{schema}")
+}
+
+fn node(name: &str, url: &str, dir: &std::path::Path) -> server::Server {
+    let dir = dir.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    server::start(
+        &["--database-url", url, "--node", name, "--lease-ttl-ms", "2000", "--data-dir", dir.to_str().unwrap()],
+        &[("SLUICE_SNAPSHOT_KEY", "a key both nodes share, for the test")],
+    )
+}
+
+async fn execute(client: &reqwest::Client, base: &str, body: Value) -> Value {
+    server::post(client, format!("{base}/v1/executions"), body).await
+}
+
+#[tokio::test]
+async fn two_nodes_share_containers_through_postgres() {
+    let Ok(base_url) = std::env::var("SLUICE_TEST_POSTGRES_URL") else {
+        eprintln!("skipped: SLUICE_TEST_POSTGRES_URL is not set");
+        return;
+    };
+    let url = postgres_schema(&base_url).await;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nodes-{}", uuid::Uuid::new_v4()));
+    let a = node("a", &url, &dir);
+    let b = node("b", &url, &dir);
+    let client = reqwest::Client::new();
+    let approve = json!([{"name": "approve", "input_schema": {"type": "object"}, "allowed_callers": ["code_execution_20250825"]}]);
+
+    let first = execute(&client, &a.base, json!({"code": "n = 0\nlog = []"})).await;
+    let container = first["container"]["id"].as_str().expect("a container").to_owned();
+    // Alternate nodes: each sees what the other did.
+    for turn in 1..=6 {
+        let node = if turn % 2 == 0 { &a } else { &b };
+        let body = json!({"container": container, "code": format!("n += 1\nlog.append({turn})\nprint(n)")});
+        let out = execute(&client, &node.base, body).await;
+        assert_eq!(out["status"], "completed", "turn {turn}: {out}");
+        assert_eq!(out["result"]["stdout"], format!("{turn}\n"), "turn {turn}: {out}");
+    }
+    // Paused on a, answered on b.
+    let body = json!({"container": container, "tools": approve, "code": "ok = await approve({'n': n})\nn += 10\nprint(ok, n)"});
+    let paused = execute(&client, &a.base, body).await;
+    assert_eq!(paused["status"], "requires_action", "{paused}");
+    let call = paused["tool_uses"][0]["id"].as_str().unwrap();
+    let answer = json!({"tool_results": [{"type": "tool_result", "tool_use_id": call, "content": "approved"}]});
+    let resumed = server::post(
+        &client,
+        format!("{}/v1/executions/{}/tool_results", b.base, paused["id"].as_str().unwrap()),
+        answer,
+    )
+    .await;
+    assert_eq!(resumed["result"]["stdout"], "approved 16\n", "{resumed}");
+
+    // A runs one more, then dies without a word; b carries on with the state intact.
+    let out = execute(&client, &a.base, json!({"container": container, "code": "n += 1\nprint(n)"})).await;
+    assert_eq!(out["result"]["stdout"], "17\n", "{out}");
+    drop(a);
+    let out = execute(&client, &b.base, json!({"container": container, "code": "print(n, log)"})).await;
+    assert_eq!(out["result"]["stdout"], "17 [1, 2, 3, 4, 5, 6]\n", "{out}");
+
+    // The trail: every execution completed once, none left running, chains verify.
+    let list = server::get(&client, format!("{}/v1/executions?container={container}", b.base)).await;
+    let executions = list["data"].as_array().unwrap_or_else(|| panic!("{list}"));
+    assert_eq!(executions.len(), 10, "{list}");
+    let mut ids: Vec<&str> = executions.iter().map(|e| e["id"].as_str().unwrap()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 10, "no execution is on record twice");
+    assert!(executions.iter().all(|e| e["status"] == "completed"), "{list}");
+    b.stop();
+    let verify = std::process::Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(["audit", "verify", "--database-url", &url])
+        .output()
+        .unwrap();
+    assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stderr));
+}
