@@ -182,18 +182,21 @@ const MIN_LEASE_TTL_MS: u64 = 1000;
 /// Bytes of a snapshot key created by `serve` when none is given.
 const SNAPSHOT_KEY_BYTES: usize = 32;
 
+/// A shorter key is guessable; HMAC itself would accept any length.
+const MIN_SNAPSHOT_KEY_BYTES: usize = 16;
+
 /// The key that signs snapshots: given, or read from (first created in) the data directory,
 /// so that a restarted node trusts what it saved before.
 fn snapshot_key(args: &ServeArgs) -> Result<Vec<u8>, String> {
     if let Some(key) = &args.snapshot_key {
-        if key.len() < 16 {
-            return Err("--snapshot-key must be at least 16 characters".into());
+        if key.len() < MIN_SNAPSHOT_KEY_BYTES {
+            return Err(format!("--snapshot-key must be at least {MIN_SNAPSHOT_KEY_BYTES} bytes"));
         }
         return Ok(key.as_bytes().to_vec());
     }
     let path = args.store.data_dir.join("snapshot.key");
     match std::fs::read(&path) {
-        Ok(key) if key.len() >= 16 => return Ok(key),
+        Ok(key) if key.len() >= MIN_SNAPSHOT_KEY_BYTES => return Ok(key),
         Ok(_) => return Err(format!("{} is too short to be a snapshot key", path.display())),
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             return Err(format!("cannot read {}: {e}", path.display()));
