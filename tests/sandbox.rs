@@ -257,3 +257,25 @@ async fn a_script_inside_a_nested_loop_cannot_be_snapshotted() {
     assert!(pending.blocking);
     assert!(matches!(c.snapshot().await, Err(sluice::sandbox::SandboxError::NotSnapshottable(_))));
 }
+
+#[tokio::test]
+async fn a_profiling_sandbox_samples_named_guest_frames_only_while_started() {
+    let profiler = sluice::sandbox::GuestProfiler::new();
+    let config = sluice::SandboxConfig { profiler: Some(profiler.clone()), max_containers: 2, ..Default::default() };
+    let sandbox = sluice::Sandbox::new(config).await.expect("a profiling sandbox");
+    let mut container = sandbox.create_container().await.expect("container");
+    let busy = "total = 0\nfor i in range(300000):\n    total += i * i";
+    run(&mut container, busy).await;
+    assert!(profiler.stop().is_empty(), "nothing is sampled before start");
+
+    profiler.start();
+    let outcome = run(&mut container, &format!("{busy}\nprint(total)")).await;
+    let stacks = profiler.stop();
+    assert_eq!(outcome.stdout, "8999955000050000\n");
+    let samples: u64 = stacks.iter().map(|(_, n)| n).sum();
+    assert!(samples >= 5, "a busy loop of tens of milliseconds is sampled: {samples}");
+    let named =
+        stacks.iter().flat_map(|(stack, _)| stack).any(|f| f.contains("rustpython_vm") && f.contains("ExecutingFrame"));
+    assert!(named, "frames carry the interpreter's function names");
+    assert!(profiler.stop().is_empty(), "stop hands the samples over once");
+}

@@ -10,6 +10,7 @@ mod container;
 pub mod guest_memory;
 pub mod image;
 pub mod limits;
+mod profile;
 pub mod snapshot;
 mod state;
 mod wasi;
@@ -17,6 +18,7 @@ mod wasi;
 pub use abi::{CallResult, GuestTool, PythonError, ToolCall, ToolFailure};
 pub use container::{Container, ExecuteRequest, Outcome, Pending, STOPPED_RETURN_CODE, Step, StopReason};
 pub use limits::{LimitError, LimitOverrides, Limits};
+pub use profile::GuestProfiler;
 
 use state::HostState;
 use std::path::PathBuf;
@@ -81,6 +83,8 @@ pub struct SandboxConfig {
     /// Seals snapshots (HMAC); a snapshot sealed with another key is refused. Keep it stable
     /// to restore snapshots after a restart, and shared between nodes.
     pub snapshot_key: Vec<u8>,
+    /// Samples guest stacks at each epoch tick, for benchmarks' CPU profiles.
+    pub profiler: Option<Arc<GuestProfiler>>,
 }
 
 impl Default for SandboxConfig {
@@ -91,6 +95,7 @@ impl Default for SandboxConfig {
             max_containers: DEFAULT_MAX_CONTAINERS,
             // Good for this process only; the service passes a key it keeps.
             snapshot_key: Uuid::new_v4().as_bytes().to_vec(),
+            profiler: None,
         }
     }
 }
@@ -178,7 +183,9 @@ impl Shared {
         seed: u64,
         memory_bytes: u64,
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
-        instantiate(&self.engine, &self.pre, seed, memory_bytes).await
+        let (mut store, exports) = instantiate(&self.engine, &self.pre, seed, memory_bytes).await?;
+        store.data_mut().profiler = self.config.profiler.clone();
+        Ok((store, exports))
     }
 
     pub(crate) fn maxima(&self) -> &Limits {
@@ -237,6 +244,9 @@ pub(crate) fn build_store(engine: &Engine, state: HostState) -> Store<HostState>
     store.limiter(|state| &mut state.memory_guard);
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(|mut ctx| {
+        if let Some(profiler) = ctx.data().profiler.clone() {
+            profiler.sample(&ctx);
+        }
         let state = ctx.data_mut();
         if Instant::now() >= state.deadline {
             state.timed_out = true;

@@ -33,6 +33,8 @@ pub struct HostState {
     pub bootstrap: Option<Vec<u8>>,
     /// Set when the guest called `proc_exit`.
     pub exit_code: Option<u32>,
+    /// Set when the sandbox profiles its guests.
+    pub profiler: Option<Arc<super::profile::GuestProfiler>>,
 }
 
 impl HostState {
@@ -49,6 +51,7 @@ impl HostState {
             answer: None,
             bootstrap: None,
             exit_code: None,
+            profiler: None,
         }
     }
 }
