@@ -29,6 +29,7 @@ fn main() {
     if let Ok(prebuilt) = std::env::var("SLUICE_GUEST_WASM") {
         println!("cargo:rerun-if-changed={prebuilt}");
         println!("cargo:rustc-env=SLUICE_GUEST_WASM={prebuilt}");
+        export_digest(Path::new(&prebuilt));
         return;
     }
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
@@ -43,6 +44,15 @@ fn main() {
     let wasm = target_dir.join(GUEST_TARGET).join("release").join(GUEST_ARTIFACT);
     assert!(wasm.exists(), "guest build produced no {}", wasm.display());
     println!("cargo:rustc-env=SLUICE_GUEST_WASM={}", wasm.display());
+    export_digest(&wasm);
+}
+
+/// SHA-256 of the guest, for the image's content hash (`SLUICE_GUEST_SHA256`).
+fn export_digest(wasm: &Path) {
+    use sha2::{Digest, Sha256};
+    let bytes = std::fs::read(wasm).unwrap_or_else(|e| panic!("reading {}: {e}", wasm.display()));
+    let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    println!("cargo:rustc-env=SLUICE_GUEST_SHA256={digest}");
 }
 
 fn ensure_target_installed() {

@@ -179,6 +179,9 @@ pub struct ServeArgs {
 /// Shorter leases would lapse between renewals on a busy node.
 const MIN_LEASE_TTL_MS: u64 = 1000;
 
+/// Containers `sluice run` may hold: its one, and a fresh one while that is rolled back.
+const RUN_MAX_CONTAINERS: u32 = 2;
+
 /// Bytes of a snapshot key created by `serve` when none is given.
 const SNAPSHOT_KEY_BYTES: usize = 32;
 
@@ -375,7 +378,9 @@ async fn replay_command(
         Ok(loaded) => loaded,
         Err(e) => return usage_error(&e),
     };
-    let mut config = SandboxConfig::default();
+    // One container (and a second while it is rolled back): reserving the service's
+    // thousand slots would cost startup time for nothing.
+    let mut config = SandboxConfig { max_containers: RUN_MAX_CONTAINERS, ..SandboxConfig::default() };
     if let Some(dir) = cache_dir {
         config.cache_dir = dir;
     }
@@ -521,7 +526,9 @@ async fn run(
         Ok(prepared) => prepared,
         Err(message) => return usage_error(&message),
     };
-    let mut config = SandboxConfig::default();
+    // One container (and a second while it is rolled back): reserving the service's
+    // thousand slots would cost startup time for nothing.
+    let mut config = SandboxConfig { max_containers: RUN_MAX_CONTAINERS, ..SandboxConfig::default() };
     if let Some(dir) = cache_dir {
         config.cache_dir = dir;
     }
