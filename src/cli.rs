@@ -380,7 +380,8 @@ async fn replay_command(
     };
     // One container (and a second while it is rolled back): reserving the service's
     // thousand slots would cost startup time for nothing.
-    let mut config = SandboxConfig { max_containers: RUN_MAX_CONTAINERS, ..SandboxConfig::default() };
+    let mut config =
+        SandboxConfig { max_containers: RUN_MAX_CONTAINERS, ready_containers: 0, ..SandboxConfig::default() };
     if let Some(dir) = cache_dir {
         config.cache_dir = dir;
     }

@@ -279,3 +279,30 @@ async fn a_profiling_sandbox_samples_named_guest_frames_only_while_started() {
     assert!(named, "frames carry the interpreter's function names");
     assert!(profiler.stop().is_empty(), "stop hands the samples over once");
 }
+
+#[tokio::test]
+async fn a_ready_container_is_indistinguishable_from_a_fresh_one() {
+    let config = |ready| sluice::SandboxConfig { ready_containers: ready, max_containers: 4, ..Default::default() };
+    let pooled = sluice::Sandbox::new(config(2)).await.expect("a sandbox with a pool");
+    let unpooled = sluice::Sandbox::new(config(0)).await.expect("a sandbox without a pool");
+    let filled = Instant::now() + Duration::from_secs(10);
+    while pooled.ready_now() < 2 && Instant::now() < filled {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(pooled.ready_now(), 2, "the pool fills in the background");
+    assert_eq!(unpooled.ready_now(), 0);
+
+    let script =
+        "import random\nprint(random.random(), 'x' in globals(), len([k for k in globals() if not k.startswith('_')]))";
+    let id = uuid::Uuid::new_v4();
+    let mut outputs = Vec::new();
+    for sandbox in [&pooled, &unpooled] {
+        let before = sandbox.ready_now();
+        let mut container = sandbox.create_container_with(id, 42).await.expect("container");
+        assert_eq!(sandbox.ready_now(), before.saturating_sub(1), "taken from the pool when it has one");
+        assert_eq!((container.id(), container.seed()), (id, 42));
+        outputs.push(run(&mut container, script).await.stdout);
+    }
+    assert_eq!(outputs[0], outputs[1], "the same seed gives the same stream and state, pooled or not");
+    assert!(outputs[0].contains(" False "), "nothing of the probe's execution shows: {}", outputs[0]);
+}

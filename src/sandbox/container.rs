@@ -243,6 +243,32 @@ impl Container {
         self.id
     }
 
+    /// Pages this fresh container's memory has written so far (for the sandbox's list of the
+    /// pages a first execution dirties).
+    pub(crate) fn written_pages(&self) -> Vec<u32> {
+        let Some(live) = &self.live else { return Vec::new() };
+        super::guest_memory::written_page_indices(live.exports.memory(), &live.store).unwrap_or_default()
+    }
+
+    /// Copies `pages` from the image ahead of the first execution, which would otherwise
+    /// pay a page fault for each (about half of a cold start).
+    pub(crate) fn prefault(&mut self, pages: &[u32]) {
+        if let Some(live) = &mut self.live {
+            super::guest_memory::touch_pages(live.exports.memory(), &mut live.store, pages);
+        }
+    }
+
+    /// Gives a prepared, never-run container its identity: its id and its random seed (no
+    /// guest code has read the seed yet).
+    pub(crate) fn claim(&mut self, id: Uuid, seed: u64) {
+        debug_assert_eq!(self.executions, 0, "only a never-run container is claimed");
+        self.id = id;
+        self.seed = seed;
+        if let Some(live) = &mut self.live {
+            live.store.data_mut().random = super::state::SeededRandom::new(seed);
+        }
+    }
+
     /// The seed of the guest's randomness (recorded so replay can reproduce it).
     pub fn seed(&self) -> u64 {
         self.seed

@@ -84,6 +84,25 @@ pub fn changed_pages(memory: &Memory, store: impl AsContext, base: &[u8]) -> Vec
         .collect()
 }
 
+/// Indices of the pages of `memory` this process has written (copied from the image), or
+/// `None` when the kernel's page map cannot be read.
+pub fn written_page_indices(memory: &Memory, store: impl AsContext) -> Option<Vec<u32>> {
+    let pages = written_pages(memory.data(&store))?;
+    Some(pages.into_iter().filter_map(|index| u32::try_from(index).ok()).collect())
+}
+
+/// Writes each page's first byte back unchanged, so the kernel copies the page from the image
+/// now (ahead of use) rather than on the guest's first write. Contents stay as they are.
+pub fn touch_pages(memory: &Memory, mut store: impl AsContextMut, pages: &[u32]) {
+    let data = memory.data_mut(&mut store);
+    for &index in pages {
+        if let Some(byte) = data.get_mut(index as usize * PAGE_BYTES) {
+            // black_box: a store of the value just loaded would otherwise be optimized away.
+            *byte = std::hint::black_box(*byte);
+        }
+    }
+}
+
 /// Indices of the pages of `data` that this process has written, or `None` when the
 /// kernel's page map cannot be read.
 fn written_pages(data: &[u8]) -> Option<Vec<usize>> {

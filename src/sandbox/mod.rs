@@ -41,6 +41,13 @@ pub const ASYNC_STACK_BYTES: usize = MAX_WASM_STACK_BYTES + (1 << 20);
 const INSTANTIATE_BUDGET: Duration = Duration::from_secs(10);
 /// Containers that may be alive in memory at once (each holds one slot of the instance pool).
 pub const DEFAULT_MAX_CONTAINERS: u32 = 1024;
+/// How often the ready pool is checked and topped up.
+const READY_POLL: Duration = Duration::from_millis(2);
+/// Containers kept ready by default: enough for bursts of new sessions on a small machine.
+pub const DEFAULT_READY_CONTAINERS: usize = 2;
+/// The first execution whose written pages a ready container prefaults: what most first
+/// executions touch (compiling, running, printing, the seeded random state).
+const HOT_PAGES_PROBE: &str = "x = [i * 2 for i in range(10)]\nprint(x)";
 /// Function table slots per instance (RustPython's table has about 20,000).
 pub const MAX_TABLE_ELEMENTS: usize = 100_000;
 /// A freed slot keeps up to this much of its memory resident: pages the last container
@@ -85,6 +92,9 @@ pub struct SandboxConfig {
     pub snapshot_key: Vec<u8>,
     /// Samples guest stacks at each epoch tick, for benchmarks' CPU profiles.
     pub profiler: Option<Arc<GuestProfiler>>,
+    /// Containers kept instantiated and prefaulted for the next requests (each holds a slot
+    /// of `max_containers` until taken); 0 turns the pool off.
+    pub ready_containers: usize,
 }
 
 impl Default for SandboxConfig {
@@ -96,6 +106,7 @@ impl Default for SandboxConfig {
             // Good for this process only; the service passes a key it keeps.
             snapshot_key: Uuid::new_v4().as_bytes().to_vec(),
             profiler: None,
+            ready_containers: DEFAULT_READY_CONTAINERS,
         }
     }
 }
@@ -118,6 +129,26 @@ pub fn default_cache_dir() -> PathBuf {
 #[derive(Clone)]
 pub struct Sandbox {
     shared: Arc<Shared>,
+    ready: Arc<ReadyPool>,
+}
+
+/// Containers instantiated and prefaulted ahead of demand: a new container then starts
+/// without the page faults of its first execution. Held by the handles, not by [`Shared`]
+/// (containers point to it), so that dropping the last handle frees everything.
+#[derive(Default)]
+struct ReadyPool {
+    containers: std::sync::Mutex<Vec<Container>>,
+}
+
+impl ReadyPool {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Container>> {
+        self.containers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Frees the slots the ready containers hold; how many there were.
+    fn drain(&self) -> usize {
+        std::mem::take(&mut *self.lock()).len()
+    }
 }
 
 pub(crate) struct Shared {
@@ -128,6 +159,8 @@ pub(crate) struct Shared {
     ticker_stop: Arc<AtomicBool>,
     /// An instance of the image that never runs: checkpoints are its memory's differences.
     pristine: tokio::sync::Mutex<(Store<HostState>, abi::GuestExports)>,
+    /// Pages a first execution writes, found once by a probe; ready containers prefault them.
+    hot_pages: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl Drop for Shared {
@@ -145,12 +178,56 @@ impl Sandbox {
         let pre = linker.instantiate_pre(&image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let ticker_stop = start_epoch_ticker(&engine);
         let pristine = tokio::sync::Mutex::new(instantiate(&engine, &pre, 0, limits::DEFAULT_MEMORY_BYTES).await?);
-        Ok(Self { shared: Arc::new(Shared { engine, pre, image_hash: image.hash, config, ticker_stop, pristine }) })
+        let hot_pages = std::sync::OnceLock::new();
+        let shared = Arc::new(Shared { engine, pre, image_hash: image.hash, config, ticker_stop, pristine, hot_pages });
+        let sandbox = Self { shared, ready: Arc::default() };
+        if sandbox.shared.config.ready_containers > 0 {
+            sandbox.find_hot_pages().await;
+            sandbox.start_refilling();
+        }
+        Ok(sandbox)
+    }
+
+    /// Runs a small first execution in a probe container and notes the pages it wrote.
+    async fn find_hot_pages(&self) {
+        let Ok(mut probe) = Container::new(self.shared.clone(), Uuid::nil(), 0).await else { return };
+        let request = ExecuteRequest { code: HOT_PAGES_PROBE, tools: &[], limits: Limits::default(), now_ns: Some(0) };
+        if probe.execute(request).await.is_ok() {
+            let _ = self.shared.hot_pages.set(probe.written_pages());
+        }
+    }
+
+    /// Keeps the ready pool topped up from a background task that polls it: waking a
+    /// parked worker from the request path would cost that request more (up to half a
+    /// millisecond on a small VM) than the pool saves. The task holds weak references and
+    /// ends with the sandbox. Outside a tokio runtime there is no pool.
+    fn start_refilling(&self) {
+        let target = self.shared.config.ready_containers;
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let (shared, ready) = (Arc::downgrade(&self.shared), Arc::downgrade(&self.ready));
+        runtime.spawn(async move {
+            let mut poll = tokio::time::interval(READY_POLL);
+            poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                poll.tick().await;
+                let (Some(shared), Some(ready)) = (shared.upgrade(), ready.upgrade()) else { return };
+                while ready.lock().len() < target {
+                    let Ok(mut container) = Container::new(shared.clone(), Uuid::nil(), 0).await else { break };
+                    container.prefault(shared.hot_pages.get().map_or(&[], Vec::as_slice));
+                    ready.lock().push(container);
+                }
+            }
+        });
     }
 
     /// The content hash of the base image every container starts from.
     pub fn image_hash(&self) -> &str {
         &self.shared.image_hash
+    }
+
+    /// Containers instantiated and waiting in the ready pool right now.
+    pub fn ready_now(&self) -> usize {
+        self.ready.lock().len()
     }
 
     pub fn config(&self) -> &SandboxConfig {
@@ -166,13 +243,32 @@ impl Sandbox {
 
     /// A fresh container with the given id and random seed (replay uses the recorded ones).
     pub async fn create_container_with(&self, id: Uuid, seed: u64) -> Result<Container, SandboxError> {
-        Container::new(self.shared.clone(), id, seed).await
+        let ready = self.ready.lock().pop();
+        let container = match ready {
+            Some(mut container) => {
+                container.claim(id, seed);
+                container
+            }
+            None => match Container::new(self.shared.clone(), id, seed).await {
+                // The ready containers hold slots too: give them up before refusing.
+                Err(SandboxError::Capacity(_)) if self.ready.drain() > 0 => {
+                    Container::new(self.shared.clone(), id, seed).await?
+                }
+                other => other?,
+            },
+        };
+        Ok(container)
     }
 
     /// A container rebuilt from a snapshot under `id`: its own id to restore it, a new one to
     /// fork it. A snapshot sealed with another key, or for another image or format, is refused.
     pub async fn restore_container(&self, id: Uuid, snapshot: &[u8]) -> Result<Container, SandboxError> {
-        Container::restore(self.shared.clone(), id, snapshot).await
+        match Container::restore(self.shared.clone(), id, snapshot).await {
+            Err(SandboxError::Capacity(_)) if self.ready.drain() > 0 => {
+                Container::restore(self.shared.clone(), id, snapshot).await
+            }
+            other => other,
+        }
     }
 }
 
