@@ -3,6 +3,8 @@
 //! Run with `cargo bench --bench sandbox`. Figures are wall-clock medians on this machine;
 //! the targets are those of the sandbox-core issue.
 
+mod common;
+use common::status_bytes;
 use sluice::sandbox::{CallResult, GuestTool};
 use sluice::{Container, ExecuteRequest, Limits, Sandbox, SandboxConfig, Step};
 use std::time::{Duration, Instant};
@@ -58,16 +60,6 @@ fn finished(step: Step) {
         Step::Finished(outcome) => assert_eq!(outcome.return_code, 0, "{}", outcome.stderr),
         Step::Pending(_) => panic!("unexpected pause"),
     }
-}
-
-/// A `/proc/self/status` figure in bytes (`VmRSS`, `RssAnon`, ...).
-fn status_bytes(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field).and_then(|rest| rest.strip_prefix(':')))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
 }
 
 async fn cold_start(sandbox: &Sandbox) -> Figure {

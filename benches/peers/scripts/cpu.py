@@ -1,0 +1,1 @@
+print(sum(i * i for i in range(1000000)))

@@ -1,0 +1,1 @@
+print(len(names), names[999], double(total))
