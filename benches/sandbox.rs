@@ -10,6 +10,8 @@ use sluice::{Container, ExecuteRequest, Limits, Sandbox, SandboxConfig, Step};
 use std::time::{Duration, Instant};
 
 const COLD_RUNS: usize = 200;
+const IDLE_COLD_RUNS: usize = 41;
+const IDLE_GAP: Duration = Duration::from_millis(25);
 const WARM_RUNS: usize = 2_000;
 const REPL_RUNS: usize = 200;
 const GATHER_RUNS: usize = 21;
@@ -60,6 +62,32 @@ fn finished(step: Step) {
         Step::Finished(outcome) => assert_eq!(outcome.return_code, 0, "{}", outcome.stderr),
         Step::Pending(_) => panic!("unexpected pause"),
     }
+}
+
+/// Cold starts of sessions that arrive apart, with and without the ready pool, interleaved:
+/// after an idle pause the pool has containers waiting, prefaulted.
+async fn cold_start_after_idle(pooled: &Sandbox) -> (Figure, Figure) {
+    let config = SandboxConfig { ready_containers: 0, max_containers: 4, ..SandboxConfig::default() };
+    let unpooled = Sandbox::new(config).await.expect("a sandbox without a ready pool");
+    let (mut with_pool, mut without) = (Vec::new(), Vec::new());
+    for _ in 0..IDLE_COLD_RUNS {
+        for (sandbox, samples) in [(pooled, &mut with_pool), (&unpooled, &mut without)] {
+            tokio::time::sleep(IDLE_GAP).await;
+            let started = Instant::now();
+            let mut container = sandbox.create_container().await.expect("container");
+            finished(exec(&mut container, "x = 1 + 1", &[]).await);
+            samples.push(ms(started.elapsed()));
+        }
+    }
+    (
+        Figure {
+            name: "  same, 25 ms after the last one (ready pool)",
+            unit: "ms",
+            samples: with_pool,
+            target: Some(2.0),
+        },
+        Figure { name: "  same, 25 ms after the last one, no ready pool", unit: "ms", samples: without, target: None },
+    )
 }
 
 async fn cold_start(sandbox: &Sandbox) -> Figure {
@@ -191,7 +219,14 @@ fn main() {
             let mut c = sandbox.create_container().await.expect("container");
             finished(exec(&mut c, "x = 1 + 1", &[]).await);
         }
-        let mut figures = vec![cold_start(&sandbox).await, warm_exec(&sandbox).await, repl_session(&sandbox).await];
+        let (after_idle, after_idle_unpooled) = cold_start_after_idle(&sandbox).await;
+        let mut figures = vec![
+            cold_start(&sandbox).await,
+            after_idle,
+            after_idle_unpooled,
+            warm_exec(&sandbox).await,
+            repl_session(&sandbox).await,
+        ];
         let with_calls = gather_per_call(&sandbox, GATHER_CALLS).await;
         let empty: Vec<f64> = gather_per_call(&sandbox, 0).await;
         let baseline_us = Figure { name: "", unit: "", samples: empty, target: None }.stats().0;

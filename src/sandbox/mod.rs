@@ -43,6 +43,9 @@ const INSTANTIATE_BUDGET: Duration = Duration::from_secs(10);
 pub const DEFAULT_MAX_CONTAINERS: u32 = 1024;
 /// How often the ready pool is checked and topped up.
 const READY_POLL: Duration = Duration::from_millis(2);
+/// The pool is topped up only after this long without a request for a container: under a
+/// stream of new containers, preparing more in the background only slows the foreground.
+const READY_QUIET: Duration = Duration::from_millis(20);
 /// Containers kept ready by default: enough for bursts of new sessions on a small machine.
 pub const DEFAULT_READY_CONTAINERS: usize = 2;
 /// The first execution whose written pages a ready container prefaults: what most first
@@ -135,12 +138,31 @@ pub struct Sandbox {
 /// Containers instantiated and prefaulted ahead of demand: a new container then starts
 /// without the page faults of its first execution. Held by the handles, not by [`Shared`]
 /// (containers point to it), so that dropping the last handle frees everything.
-#[derive(Default)]
 struct ReadyPool {
     containers: std::sync::Mutex<Vec<Container>>,
+    /// When the last container was asked for, in microseconds since `epoch`.
+    last_demand_us: std::sync::atomic::AtomicU64,
+    epoch: Instant,
+}
+
+impl Default for ReadyPool {
+    fn default() -> Self {
+        Self { containers: Default::default(), last_demand_us: 0.into(), epoch: Instant::now() }
+    }
 }
 
 impl ReadyPool {
+    fn note_demand(&self) {
+        self.last_demand_us.store(self.epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// Whether containers were asked for lately: refilling then would compete with them
+    /// for the cores and the address space lock, so it waits for a quiet moment.
+    fn busy(&self) -> bool {
+        let last = Duration::from_micros(self.last_demand_us.load(Ordering::Relaxed));
+        self.epoch.elapsed().saturating_sub(last) < READY_QUIET
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Container>> {
         self.containers.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -197,7 +219,7 @@ impl Sandbox {
         }
     }
 
-    /// Keeps the ready pool topped up from a background task that polls it: waking a
+    /// Keeps the ready pool topped up, in quiet moments, from a background task that polls it: waking a
     /// parked worker from the request path would cost that request more (up to half a
     /// millisecond on a small VM) than the pool saves. The task holds weak references and
     /// ends with the sandbox. Outside a tokio runtime there is no pool.
@@ -211,7 +233,7 @@ impl Sandbox {
             loop {
                 poll.tick().await;
                 let (Some(shared), Some(ready)) = (shared.upgrade(), ready.upgrade()) else { return };
-                while ready.lock().len() < target {
+                while ready.lock().len() < target && !ready.busy() {
                     let Ok(mut container) = Container::new(shared.clone(), Uuid::nil(), 0).await else { break };
                     container.prefault(shared.hot_pages.get().map_or(&[], Vec::as_slice));
                     ready.lock().push(container);
@@ -243,6 +265,7 @@ impl Sandbox {
 
     /// A fresh container with the given id and random seed (replay uses the recorded ones).
     pub async fn create_container_with(&self, id: Uuid, seed: u64) -> Result<Container, SandboxError> {
+        self.ready.note_demand();
         let ready = self.ready.lock().pop();
         let container = match ready {
             Some(mut container) => {
