@@ -29,6 +29,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 const DEFAULT_ROUNDS: usize = 9;
+/// Idle time before each round: sessions arrive apart, as agents' do, and every system may
+/// use the pause (Sluice refills its ready containers, Monty's pool its workers).
+const ROUND_GAP: std::time::Duration = std::time::Duration::from_millis(25);
 const WARMUP_ROUNDS: usize = 2;
 const MONTY_PACKAGE: &str = "pydantic-monty==1.4.0";
 const IDLE_CONTAINERS: usize = 100;
@@ -790,6 +793,7 @@ fn main() {
             let mut reference: Option<String> = None;
             let mut mismatch = None;
             for round in 0..WARMUP_ROUNDS + rounds {
+                tokio::time::sleep(ROUND_GAP).await;
                 let mut sluice_ms = None;
                 for system in SYSTEMS {
                     if cells[&system].problem.is_some() {
@@ -847,8 +851,9 @@ fn main() {
     out += "# Sluice beside its peers\n\n";
     out += &format!(
         "Measured {} by `cargo bench --bench peers` ({rounds} rounds after {WARMUP_ROUNDS} warm-up rounds, every system in \
-         each round, interleaved).\n\n",
-        command_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"])
+         each round, interleaved, {} ms apart).\n\n",
+        command_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        ROUND_GAP.as_millis()
     );
     out += &format!("- Machine: {}\n", machine());
     out += &format!(
