@@ -858,7 +858,7 @@ fn main() {
     out += &format!("- Machine: {}\n", machine());
     out += &format!(
         "- Sluice {} (wasmtime {}, RustPython {}), {}\n- CPython {python_version}; {monty_version} (pydantic-monty from PyPI)\n\n",
-        command_line("git", &["rev-parse", "--short", "HEAD"]),
+        command_line("git", &["describe", "--always", "--dirty"]),
         locked_version("Cargo.lock", "wasmtime"),
         locked_version("sandbox-images/python/Cargo.lock", "rustpython-vm"),
         command_line("rustc", &["--version"]),
