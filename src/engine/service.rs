@@ -148,6 +148,19 @@ pub struct ToolUse {
     pub input: serde_json::Map<String, serde_json::Value>,
 }
 
+impl From<&super::ClientCall> for ToolUse {
+    fn from(call: &super::ClientCall) -> Self {
+        Self { id: call.id.clone(), name: call.name.clone(), input: call.input.clone() }
+    }
+}
+
+/// A call of an execution saved while waiting, as it was handed out.
+impl From<&super::ClientCallState> for ToolUse {
+    fn from(call: &super::ClientCallState) -> Self {
+        Self { id: call.id.clone(), name: call.name.clone(), input: call.input.clone() }
+    }
+}
+
 /// Why an execution failed, beyond the script's own exceptions.
 #[derive(Debug, Clone, Serialize)]
 pub struct ExecutionError {
@@ -489,28 +502,53 @@ impl Service {
         }
         self.make_room().await?;
         let container = self.inner.sandbox.create_container().await?;
+        self.adopt_new(owner, container, None, 0).await
+    }
+
+    /// Takes a container just made (new or forked) into service: records its creation,
+    /// leases it and lists it, dirty so that it is saved.
+    async fn adopt_new(
+        &self,
+        owner: &Owner,
+        container: Container,
+        forked_from: Option<crate::audit::ForkPoint>,
+        started: u64,
+    ) -> Result<Arc<ContainerEntry>, ServiceError> {
+        let id = container.id();
         let created = Event::ContainerCreated {
             owner: owner.clone(),
             seed: container.seed().to_string(),
             image_hash: self.inner.sandbox.image_hash().to_owned(),
-            forked_from: None,
+            forked_from,
         };
-        self.inner.recorder.record(&container.id().to_string(), vec![created]).await?;
-        self.acquire_lease_waiting(&container.id().to_string()).await?;
+        self.inner.recorder.record(&id.to_string(), vec![created]).await?;
+        self.acquire_lease_waiting(&id.to_string()).await?;
         let now = SystemTime::now();
-        let entry = Arc::new(ContainerEntry {
-            id: container.id(),
-            owner: owner.clone(),
-            created_at: now,
-            started: Default::default(),
-            lease_until: Mutex::new(Instant::now() + self.inner.config.lease_ttl),
-            dirty: AtomicBool::new(true),
-            last_used: Mutex::new(now),
-            slot: tokio::sync::Mutex::new(Slot { container, waiting: None }),
-        });
-        lock(&self.inner.containers).insert(entry.id, entry.clone());
+        let entry = self.held_entry(container, owner.clone(), (now, now), started, true);
+        lock(&self.inner.containers).insert(id, entry.clone());
         self.inner.metrics.container_created();
         Ok(entry)
+    }
+
+    /// A container as this node holds it: leased from now for the configured time.
+    fn held_entry(
+        &self,
+        container: Container,
+        owner: Owner,
+        (created_at, last_used): (SystemTime, SystemTime),
+        started: u64,
+        dirty: bool,
+    ) -> Arc<ContainerEntry> {
+        Arc::new(ContainerEntry {
+            id: container.id(),
+            owner,
+            created_at,
+            started: started.into(),
+            lease_until: Mutex::new(Instant::now() + self.inner.config.lease_ttl),
+            dirty: dirty.into(),
+            last_used: Mutex::new(last_used),
+            slot: tokio::sync::Mutex::new(Slot { container, waiting: None }),
+        })
     }
 
     /// A container of `owner`: in memory, or restored from its snapshot. Another owner's
@@ -824,11 +862,7 @@ impl Service {
             Ok(Progress::WaitingForClient) => {
                 self.inner.metrics.execution("requires_action");
                 view.status = ExecutionStatus::RequiresAction;
-                view.tool_uses = run
-                    .client_calls
-                    .iter()
-                    .map(|c| ToolUse { id: c.id.clone(), name: c.name.clone(), input: c.input.clone() })
-                    .collect();
+                view.tool_uses = run.client_calls.iter().map(ToolUse::from).collect();
                 if let Some(deadline) = run.next_deadline() {
                     self.arm_timer(entry.clone(), run.id.clone(), deadline);
                 }

@@ -6,7 +6,7 @@ use super::{
     ContainerEntry, ExecutionEntry, ExecutionStatus, ExecutionView, Gone, Owner, Service, ServiceError, Slot, ToolUse,
     lock,
 };
-use crate::audit::{ContainerHistory, Event, StoredContainer};
+use crate::audit::{ContainerHistory, StoredContainer};
 use crate::engine::{Run, RunState, Usage};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -155,16 +155,8 @@ impl Service {
             .map(|state| Run::from_state(state, self.inner.recorder.clone()))
             .transpose()
             .map_err(ServiceError::Internal)?;
-        let entry = Arc::new(ContainerEntry {
-            id,
-            owner: stored.owner.clone(),
-            created_at: at(stored.created_at),
-            started: (stored.started as u64).into(),
-            last_used: std::sync::Mutex::new(at(stored.last_used)),
-            lease_until: std::sync::Mutex::new(Instant::now() + self.inner.config.lease_ttl),
-            dirty: false.into(),
-            slot: tokio::sync::Mutex::new(Slot { container, waiting: None }),
-        });
+        let times = (at(stored.created_at), at(stored.last_used));
+        let entry = self.held_entry(container, stored.owner.clone(), times, stored.started as u64, false);
         if let Some(run) = waiting {
             self.publish_waiting(&entry, &run);
             if let Some(deadline) = run.next_deadline() {
@@ -185,11 +177,7 @@ impl Service {
             container_expires_at: self.expires_at(entry),
             code: String::new(),
             status: ExecutionStatus::RequiresAction,
-            tool_uses: run
-                .client_calls
-                .iter()
-                .map(|c| ToolUse { id: c.id.clone(), name: c.name.clone(), input: c.input.clone() })
-                .collect(),
+            tool_uses: run.client_calls.iter().map(ToolUse::from).collect(),
             outcome: None,
             error: None,
             usage: run.usage.clone(),
@@ -287,27 +275,7 @@ impl Service {
                 .map(|seq| crate::audit::ForkPoint { container_id: id.to_string(), seq }),
             None => None,
         };
-        let created = Event::ContainerCreated {
-            owner: owner.clone(),
-            seed: container.seed().to_string(),
-            image_hash: self.inner.sandbox.image_hash().to_owned(),
-            forked_from,
-        };
-        self.inner.recorder.record(&child_id.to_string(), vec![created]).await?;
-        self.acquire_lease_waiting(&child_id.to_string()).await?;
-        let now = SystemTime::now();
-        let entry = Arc::new(ContainerEntry {
-            id: child_id,
-            owner: owner.clone(),
-            created_at: now,
-            started: parent.started.load(Ordering::Relaxed).into(),
-            last_used: std::sync::Mutex::new(now),
-            lease_until: std::sync::Mutex::new(Instant::now() + self.inner.config.lease_ttl),
-            dirty: true.into(),
-            slot: tokio::sync::Mutex::new(Slot { container, waiting: None }),
-        });
-        lock(&self.inner.containers).insert(child_id, entry.clone());
-        self.inner.metrics.container_created();
+        let entry = self.adopt_new(owner, container, forked_from, parent.started.load(Ordering::Relaxed)).await?;
         Ok(self.container_view(&entry, super::ContainerState::Idle, 0))
     }
 
@@ -342,11 +310,7 @@ impl Service {
         let stored = store.load_container(container_id).await.ok()??;
         let state: RunState = serde_json::from_str(stored.run_state.as_deref()?).ok()?;
         (state.id == execution_id).then(|| {
-            let uses = state
-                .client_calls
-                .iter()
-                .map(|c| ToolUse { id: c.id.clone(), name: c.name.clone(), input: c.input.clone() })
-                .collect();
+            let uses = state.client_calls.iter().map(ToolUse::from).collect();
             (uses, state.usage)
         })
     }
