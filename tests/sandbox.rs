@@ -306,3 +306,41 @@ async fn a_ready_container_is_indistinguishable_from_a_fresh_one() {
     assert_eq!(outputs[0], outputs[1], "the same seed gives the same stream and state, pooled or not");
     assert!(outputs[0].contains(" False "), "nothing of the probe's execution shows: {}", outputs[0]);
 }
+
+#[tokio::test]
+async fn ready_containers_give_their_slots_up_to_containers_that_need_them() {
+    let config = sluice::SandboxConfig { ready_containers: 2, max_containers: 2, ..Default::default() };
+    let sandbox = sluice::Sandbox::new(config).await.expect("a sandbox with a pool");
+    let wait_for_ready = |n: usize| {
+        let sandbox = sandbox.clone();
+        async move {
+            let until = Instant::now() + Duration::from_secs(10);
+            while sandbox.ready_now() < n && Instant::now() < until {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            sandbox.ready_now()
+        }
+    };
+    wait_for_ready(2).await;
+    // Fill every slot with live containers; the last ones take the ready containers' slots.
+    let mut live = Vec::new();
+    loop {
+        match sandbox.create_container().await {
+            Ok(container) => live.push(container),
+            Err(sluice::sandbox::SandboxError::Capacity(_)) => break,
+            Err(other) => panic!("{other}"),
+        }
+    }
+    assert!(live.len() >= 2, "at least max_containers live containers fit");
+    assert_eq!(sandbox.ready_now(), 0, "nothing left for the pool");
+    run(&mut live[0], "kept = 7").await;
+    let snapshot = live[0].snapshot().await.expect("snapshot");
+    // One slot comes free and the pool takes it in a quiet moment.
+    live.pop();
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    assert_eq!(wait_for_ready(1).await, 1, "the pool refills the free slot");
+    // A restore needs that slot: the pool gives it up rather than have the restore refused.
+    let mut restored = sandbox.restore_container(uuid::Uuid::new_v4(), &snapshot).await.expect("a slot is found");
+    assert_eq!(run(&mut restored, "print(kept)").await.stdout, "7\n");
+    assert_eq!(sandbox.ready_now(), 0, "the pool gave its slot up");
+}

@@ -226,7 +226,18 @@ fn digest(bytes: &[u8]) -> u64 {
 impl Container {
     pub(crate) async fn new(shared: Arc<Shared>, id: Uuid, seed: u64) -> Result<Self, SandboxError> {
         let (store, exports) = shared.instantiate(seed, Limits::default().memory_bytes).await?;
-        Ok(Self {
+        Ok(Self::fresh(shared, id, seed, store, exports))
+    }
+
+    /// A container for the ready pool: it only takes a slot that is free, never one another
+    /// ready container holds. Its id and seed come when it is claimed.
+    pub(crate) async fn new_spare(shared: Arc<Shared>) -> Result<Self, SandboxError> {
+        let (store, exports) = shared.instantiate_in_free_slot(0, Limits::default().memory_bytes).await?;
+        Ok(Self::fresh(shared, Uuid::nil(), 0, store, exports))
+    }
+
+    fn fresh(shared: Arc<Shared>, id: Uuid, seed: u64, store: Store<HostState>, exports: GuestExports) -> Self {
+        Self {
             id,
             seed,
             shared,
@@ -236,7 +247,7 @@ impl Container {
             running: None,
             executions: 0,
             broken: None,
-        })
+        }
     }
 
     pub fn id(&self) -> Uuid {

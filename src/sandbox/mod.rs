@@ -169,7 +169,8 @@ impl ReadyPool {
 
     /// Frees the slots the ready containers hold; how many there were.
     fn drain(&self) -> usize {
-        std::mem::take(&mut *self.lock()).len()
+        let taken = std::mem::take(&mut *self.lock());
+        taken.len() // dropped here, outside the lock: each drop resets a slot
     }
 }
 
@@ -183,6 +184,9 @@ pub(crate) struct Shared {
     pristine: tokio::sync::Mutex<(Store<HostState>, abi::GuestExports)>,
     /// Pages a first execution writes, found once by a probe; ready containers prefault them.
     hot_pages: std::sync::OnceLock<Vec<u32>>,
+    /// The ready pool, whose containers hold slots that any instantiation may claim back.
+    /// Weak: the pool's containers point here.
+    ready_slots: std::sync::Weak<ReadyPool>,
 }
 
 impl Drop for Shared {
@@ -201,8 +205,19 @@ impl Sandbox {
         let ticker_stop = start_epoch_ticker(&engine);
         let pristine = tokio::sync::Mutex::new(instantiate(&engine, &pre, 0, limits::DEFAULT_MEMORY_BYTES).await?);
         let hot_pages = std::sync::OnceLock::new();
-        let shared = Arc::new(Shared { engine, pre, image_hash: image.hash, config, ticker_stop, pristine, hot_pages });
-        let sandbox = Self { shared, ready: Arc::default() };
+        let ready = Arc::<ReadyPool>::default();
+        let ready_slots = Arc::downgrade(&ready);
+        let shared = Arc::new(Shared {
+            engine,
+            pre,
+            image_hash: image.hash,
+            config,
+            ticker_stop,
+            pristine,
+            hot_pages,
+            ready_slots,
+        });
+        let sandbox = Self { shared, ready };
         if sandbox.shared.config.ready_containers > 0 {
             sandbox.find_hot_pages().await;
             sandbox.start_refilling();
@@ -234,7 +249,7 @@ impl Sandbox {
                 poll.tick().await;
                 let (Some(shared), Some(ready)) = (shared.upgrade(), ready.upgrade()) else { return };
                 while ready.lock().len() < target && !ready.busy() {
-                    let Ok(mut container) = Container::new(shared.clone(), Uuid::nil(), 0).await else { break };
+                    let Ok(mut container) = Container::new_spare(shared.clone()).await else { break };
                     container.prefault(shared.hot_pages.get().map_or(&[], Vec::as_slice));
                     ready.lock().push(container);
                 }
@@ -272,13 +287,7 @@ impl Sandbox {
                 container.claim(id, seed);
                 container
             }
-            None => match Container::new(self.shared.clone(), id, seed).await {
-                // The ready containers hold slots too: give them up before refusing.
-                Err(SandboxError::Capacity(_)) if self.ready.drain() > 0 => {
-                    Container::new(self.shared.clone(), id, seed).await?
-                }
-                other => other?,
-            },
+            None => Container::new(self.shared.clone(), id, seed).await?,
         };
         Ok(container)
     }
@@ -286,18 +295,30 @@ impl Sandbox {
     /// A container rebuilt from a snapshot under `id`: its own id to restore it, a new one to
     /// fork it. A snapshot sealed with another key, or for another image or format, is refused.
     pub async fn restore_container(&self, id: Uuid, snapshot: &[u8]) -> Result<Container, SandboxError> {
-        match Container::restore(self.shared.clone(), id, snapshot).await {
-            Err(SandboxError::Capacity(_)) if self.ready.drain() > 0 => {
-                Container::restore(self.shared.clone(), id, snapshot).await
-            }
-            other => other,
-        }
+        Container::restore(self.shared.clone(), id, snapshot).await
     }
 }
 
 impl Shared {
     /// A new instance of the base image, in a store of its own.
     pub(crate) async fn instantiate(
+        &self,
+        seed: u64,
+        memory_bytes: u64,
+    ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
+        match self.instantiate_in_free_slot(seed, memory_bytes).await {
+            // Ready containers hold slots too: a container that needs one (new, restored or
+            // rolled back) comes first, so give them up before refusing.
+            Err(SandboxError::Capacity(_)) if self.ready_slots.upgrade().is_some_and(|ready| ready.drain() > 0) => {
+                self.instantiate_in_free_slot(seed, memory_bytes).await
+            }
+            other => other,
+        }
+    }
+
+    /// A new instance in a free slot only (what the ready pool uses: it never takes a slot
+    /// another ready container holds).
+    pub(crate) async fn instantiate_in_free_slot(
         &self,
         seed: u64,
         memory_bytes: u64,
