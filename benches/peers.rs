@@ -640,6 +640,8 @@ const PROFILE_RUNS: usize = 5;
 /// Warm `pass` executions timed for the host's fixed cost per execution.
 const EMPTY_RUNS: usize = 21;
 const TOP_FUNCTIONS: usize = 10;
+/// Demangled generic names run long; the table keeps their start.
+const MAX_FUNCTION_NAME_CHARS: usize = 110;
 /// Workloads profiled: the two CPU-bound ones, and sequential tool calls for the boundary.
 const PROFILED: [&str; 3] = ["3", "4", "5a"];
 
@@ -698,7 +700,7 @@ async fn profile(workload: &Workload, sandbox: &Sandbox, profiler: &sluice::sand
     top.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     text += "\nFunctions on top of the stack most often (self time):\n\n| function | share |\n| --- | ---: |\n";
     for (name, count) in top.into_iter().take(TOP_FUNCTIONS) {
-        let name: String = name.chars().take(110).collect();
+        let name: String = name.chars().take(MAX_FUNCTION_NAME_CHARS).collect();
         text += &format!("| `{}` | {:.1}% |\n", name.replace('|', "\\|"), share(count));
     }
     text

@@ -302,7 +302,6 @@ async fn serve(args: ServeArgs) -> ExitCode {
         snapshot_idle: std::time::Duration::from_millis(args.snapshot_idle_ms),
         snapshot_every_execution: args.snapshot_every_execution.unwrap_or(shared_store),
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms.max(MIN_LEASE_TTL_MS)),
-        lease_wait: std::time::Duration::from_millis(args.lease_ttl_ms.max(MIN_LEASE_TTL_MS) * 3 / 2),
         handoff_idle: shared_store.then_some(crate::engine::service::DEFAULT_HANDOFF_IDLE),
         node,
     };

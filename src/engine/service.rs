@@ -38,10 +38,11 @@ pub const MAX_TOOLS_PER_EXECUTION: usize = 256;
 pub const DEFAULT_MAX_LIVE_CONTAINERS: usize = 256;
 /// A container that changed and has been idle this long is saved to the store.
 pub const DEFAULT_SNAPSHOT_IDLE: Duration = Duration::from_secs(5);
-/// With several nodes: how long a lease lasts without renewal, and how long a request waits
-/// for another node to hand a container over.
+/// With several nodes: how long a lease lasts without renewal.
 pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(10);
-pub const DEFAULT_LEASE_WAIT: Duration = Duration::from_secs(15);
+/// A request for a container another node holds waits this many lease lifetimes (in
+/// halves) before giving up: long enough to outlast a dead node's lease, plus a margin.
+const LEASE_WAIT_HALF_TTLS: u32 = 3;
 /// With several nodes: a container idle this long is saved and handed back.
 pub const DEFAULT_HANDOFF_IDLE: Duration = Duration::from_millis(500);
 
@@ -61,9 +62,15 @@ pub struct ServiceConfig {
     /// Set when several nodes share the store: idle containers are handed back this soon.
     pub handoff_idle: Option<Duration>,
     pub lease_ttl: Duration,
-    pub lease_wait: Duration,
     /// This node's name in leases.
     pub node: String,
+}
+
+impl ServiceConfig {
+    /// How long a request waits for another node to hand a container over.
+    pub fn lease_wait(&self) -> Duration {
+        self.lease_ttl * LEASE_WAIT_HALF_TTLS / 2
+    }
 }
 
 impl Default for ServiceConfig {
@@ -78,7 +85,6 @@ impl Default for ServiceConfig {
             snapshot_every_execution: false,
             handoff_idle: None,
             lease_ttl: DEFAULT_LEASE_TTL,
-            lease_wait: DEFAULT_LEASE_WAIT,
             node: format!("node-{}", Uuid::new_v4().simple()),
         }
     }

@@ -193,7 +193,7 @@ impl Service {
     pub(super) async fn acquire_lease_waiting(&self, key: &str) -> Result<(), ServiceError> {
         let Some(store) = &self.inner.store else { return Ok(()) };
         let config = &self.inner.config;
-        let give_up = Instant::now() + config.lease_wait;
+        let give_up = Instant::now() + config.lease_wait();
         loop {
             let until = ms(SystemTime::now() + config.lease_ttl);
             if store.acquire_lease(key, &config.node, until).await? {
