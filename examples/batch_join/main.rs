@@ -10,7 +10,7 @@ mod support;
 use data::Data;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use support::{Comparison, Handler, tokens};
+use support::{Comparison, Handler, Traditional};
 
 pub const QUESTION: &str = "Which five (region, customer tier) pairs brought the most revenue from completed \
 orders this quarter, and from how many orders?";
@@ -76,38 +76,22 @@ pub async fn compare() -> Comparison {
         .map(|(region, tier, revenue, orders)| format!("{region}/{tier}: {revenue:.2} USD from {orders} orders"))
         .collect::<Vec<_>>()
         .join("; ");
-    let traditional_tokens = results.iter().map(|r| tokens(r)).sum::<u64>() + tokens(&answer_text);
 
     // (b) Through Sluice: pages are fetched and joined inside the sandbox.
-    let tools_base = support::serve_tools(handlers(data.clone())).await;
-    let sluice = support::start_sluice().await;
-    let execution = support::run_ptc(&sluice, SCRIPT, &support::http_tools(&tools_base, &tool_specs())).await;
-    let stdout = execution["result"]["stdout"].as_str().expect("stdout").to_owned();
-    let got: Vec<Value> = serde_json::from_str(stdout.trim()).expect("the script prints JSON");
-    let answer_matches = got.len() == expected.len()
-        && got.iter().zip(&expected).all(|(g, (region, tier, revenue, orders))| {
-            g["region"] == region.as_str()
-                && g["tier"] == tier.as_str()
-                && (g["revenue"].as_f64().unwrap_or(f64::NAN) - revenue).abs() < 0.011
-                && g["orders"] == json!(orders)
-        });
-    Comparison {
-        question: QUESTION,
-        traditional_calls: results.len(),
-        traditional_tokens,
-        ptc_calls: execution["usage"]["tool_calls"].as_u64().unwrap_or(0),
-        ptc_tokens: tokens(&stdout),
-        code_tokens: tokens(SCRIPT),
-        answer: stdout.trim().to_owned(),
-        answer_matches,
-    }
+    let traditional = Traditional { results, answer: answer_text };
+    support::compare_paths(QUESTION, traditional, handlers(data), &tool_specs(), SCRIPT, |got| {
+        got.len() == expected.len()
+            && got.iter().zip(&expected).all(|(g, (region, tier, revenue, orders))| {
+                g["region"] == region.as_str()
+                    && g["tier"] == tier.as_str()
+                    && (g["revenue"].as_f64().unwrap_or(f64::NAN) - revenue).abs() < 0.011
+                    && g["orders"] == json!(orders)
+            })
+    })
+    .await
 }
 
 #[allow(dead_code)]
 fn main() {
-    let comparison = support::block_on(compare());
-    comparison.print();
-    if !comparison.answer_matches {
-        std::process::exit(1);
-    }
+    support::run_example(compare());
 }

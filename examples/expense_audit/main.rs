@@ -10,7 +10,7 @@ mod support;
 use data::Data;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use support::{Comparison, Handler, tokens};
+use support::{Comparison, Handler, Traditional};
 
 pub const QUESTION: &str = "Which engineering team members exceeded their Q3 travel budget, counting only \
 approved travel, using custom budgets where they exist?";
@@ -80,37 +80,21 @@ pub async fn compare() -> Comparison {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let traditional_tokens = results.iter().map(|r| tokens(r)).sum::<u64>() + tokens(&answer_text);
 
     // (b) Through Sluice: the script runs next to the tools; only its output comes back.
-    let tools_base = support::serve_tools(handlers(data.clone())).await;
-    let sluice = support::start_sluice().await;
-    let execution = support::run_ptc(&sluice, SCRIPT, &support::http_tools(&tools_base, &tool_specs())).await;
-    let stdout = execution["result"]["stdout"].as_str().expect("stdout").to_owned();
-    let got: Vec<Value> = serde_json::from_str(stdout.trim()).expect("the script prints JSON");
-    let answer_matches = got.len() == expected.len()
-        && got.iter().zip(&expected).all(|(g, (id, spent, budget))| {
-            g["id"] == id.as_str()
-                && (g["travel"].as_f64().unwrap_or(f64::NAN) - spent).abs() < 0.005
-                && (g["budget"].as_f64().unwrap_or(f64::NAN) - budget).abs() < 0.005
-        });
-    Comparison {
-        question: QUESTION,
-        traditional_calls: results.len(),
-        traditional_tokens,
-        ptc_calls: execution["usage"]["tool_calls"].as_u64().unwrap_or(0),
-        ptc_tokens: tokens(&stdout),
-        code_tokens: tokens(SCRIPT),
-        answer: stdout.trim().to_owned(),
-        answer_matches,
-    }
+    let traditional = Traditional { results, answer: answer_text };
+    support::compare_paths(QUESTION, traditional, handlers(data), &tool_specs(), SCRIPT, |got| {
+        got.len() == expected.len()
+            && got.iter().zip(&expected).all(|(g, (id, spent, budget))| {
+                g["id"] == id.as_str()
+                    && (g["travel"].as_f64().unwrap_or(f64::NAN) - spent).abs() < 0.005
+                    && (g["budget"].as_f64().unwrap_or(f64::NAN) - budget).abs() < 0.005
+            })
+    })
+    .await
 }
 
 #[allow(dead_code)]
 fn main() {
-    let comparison = support::block_on(compare());
-    comparison.print();
-    if !comparison.answer_matches {
-        std::process::exit(1);
-    }
+    support::run_example(compare());
 }

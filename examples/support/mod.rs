@@ -162,6 +162,51 @@ impl Comparison {
     }
 }
 
+/// What the traditional loop puts into the model's context: every tool result, then the
+/// model's answer.
+pub struct Traditional {
+    pub results: Vec<String>,
+    pub answer: String,
+}
+
+/// Measures both paths for one question: the traditional one as given, and `script` run
+/// through Sluice next to `tools` (served over HTTP). `answer_matches` checks the JSON the
+/// script printed against a direct computation.
+pub async fn compare_paths(
+    question: &'static str,
+    traditional: Traditional,
+    tools: Vec<(&'static str, Handler)>,
+    specs: &[(&str, &str, Value)],
+    script: &str,
+    answer_matches: impl Fn(&[Value]) -> bool,
+) -> Comparison {
+    let traditional_tokens = traditional.results.iter().map(|r| tokens(r)).sum::<u64>() + tokens(&traditional.answer);
+    let tools_base = serve_tools(tools).await;
+    let sluice = start_sluice().await;
+    let execution = run_ptc(&sluice, script, &http_tools(&tools_base, specs)).await;
+    let stdout = execution["result"]["stdout"].as_str().expect("stdout").to_owned();
+    let got: Vec<Value> = serde_json::from_str(stdout.trim()).expect("the script prints JSON");
+    Comparison {
+        question,
+        traditional_calls: traditional.results.len(),
+        traditional_tokens,
+        ptc_calls: execution["usage"]["tool_calls"].as_u64().unwrap_or(0),
+        ptc_tokens: tokens(&stdout),
+        code_tokens: tokens(script),
+        answer: stdout.trim().to_owned(),
+        answer_matches: answer_matches(&got),
+    }
+}
+
+/// An example's `main`: prints the comparison, and fails when the answer was wrong.
+pub fn run_example(compare: impl Future<Output = Comparison>) {
+    let comparison = block_on(compare);
+    comparison.print();
+    if !comparison.answer_matches {
+        std::process::exit(1);
+    }
+}
+
 /// Runs an example's future on a fresh runtime.
 pub fn block_on<T>(future: impl Future<Output = T>) -> T {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime").block_on(future)
