@@ -85,13 +85,14 @@ fn main() {
     runtime.block_on(async {
         let dir = std::env::temp_dir().join(format!("sluice-load-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).expect("dir");
-        let store = Arc::new(Store::open(&Store::sqlite_url(&dir)).await.expect("store"));
+        let store = Arc::new(Store::open(&Store::sqlite_url(&dir), &sluice::keys::ServerKey::random()).await.expect("store"));
         let sandbox = Sandbox::new(SandboxConfig::default()).await.expect("sandbox");
         let image_hash: Arc<str> = sandbox.image_hash().into();
         let state = AppState {
             service: Service::with_store(sandbox, ServiceConfig::default(), store.clone()),
             keys: Arc::new(ApiKeys::default()),
             image_hash,
+            metrics_public: false,
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
         let base = format!("http://{}", listener.local_addr().expect("address"));

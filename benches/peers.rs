@@ -313,10 +313,13 @@ impl SluiceApi {
                 let mut container = self.sandbox.create_container().await.map_err(|e| e.to_string())?;
                 run_cells(&mut container, &workload.setup, workload).await?;
                 let started = Instant::now();
-                let bytes = container.snapshot().await.map_err(|e| e.to_string())?;
+                let bytes = container.snapshot(serde_json::Value::Null).await.map_err(|e| e.to_string())?;
                 let saved = Instant::now();
-                let mut elsewhere =
-                    self.sandbox.restore_container(uuid::Uuid::new_v4(), &bytes).await.map_err(|e| e.to_string())?;
+                let (mut elsewhere, _) = self
+                    .sandbox
+                    .restore_container(uuid::Uuid::new_v4(), container.id(), &bytes)
+                    .await
+                    .map_err(|e| e.to_string())?;
                 let restored = Instant::now();
                 let output = run_cells(&mut elsewhere, &workload.cells, workload).await?;
                 let save = (saved - started).as_secs_f64() * 1e3;
@@ -780,7 +783,7 @@ fn main() {
             .into_iter()
             .collect();
         let tools_base = support::serve_tools(all_tools).await;
-        let base = support::start_sluice().await;
+        let base = support::start_sluice(&tools_base).await;
         let mut api = SluiceApi { warm: sandbox.create_container().await.expect("container"), sandbox };
         let mut http = SluiceHttp { client: reqwest::Client::new(), base, tools_base, warm: String::new() };
         http.warm = http.execute(None, "pass", &workloads[0]).await.expect("a warm container").0;

@@ -162,11 +162,11 @@ async fn snapshots(sandbox: &Sandbox) -> (Figure, Figure, usize) {
     let mut size = 0;
     for _ in 0..SNAPSHOT_RUNS {
         let started = Instant::now();
-        let bytes = container.snapshot().await.expect("snapshot");
+        let bytes = container.snapshot(serde_json::Value::Null).await.expect("snapshot");
         save.push(ms(started.elapsed()));
         size = bytes.len();
         let started = Instant::now();
-        let restored = sandbox.restore_container(uuid::Uuid::new_v4(), &bytes).await.expect("restore");
+        let restored = sandbox.restore_container(uuid::Uuid::new_v4(), container.id(), &bytes).await.expect("restore");
         restore.push(ms(started.elapsed()));
         drop(restored);
     }

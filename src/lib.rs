@@ -8,6 +8,8 @@ pub mod api;
 pub mod audit;
 pub mod cli;
 pub mod engine;
+pub mod json;
+pub mod keys;
 pub mod sandbox;
 pub mod tools;
 

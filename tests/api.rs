@@ -9,6 +9,8 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use sluice::api::{AppState, app, auth::ApiKeys};
+use sluice::tools::egress::EgressPolicy;
+use sluice::tools::http::HttpExecutor;
 use sluice::{Service, ServiceConfig};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,11 +19,23 @@ use tower::ServiceExt;
 fn router_with(config: ServiceConfig, keys: &[&str]) -> Router {
     let sandbox = common::sandbox();
     let image_hash: Arc<str> = sandbox.image_hash().into();
-    app(AppState { service: Service::new(sandbox, config), keys: Arc::new(ApiKeys::new(keys)), image_hash })
+    app(AppState {
+        service: Service::new(sandbox, config),
+        keys: Arc::new(ApiKeys::new(keys)),
+        image_hash,
+        metrics_public: false,
+    })
 }
 
 fn router() -> Router {
     router_with(ServiceConfig::default(), &[])
+}
+
+/// A router whose `http` tools may call `base` (a test's tool server on loopback).
+fn router_allowing(base: &str) -> Router {
+    let policy = EgressPolicy::new([format!("{base}/")]).unwrap();
+    let config = ServiceConfig { http: HttpExecutor::new(policy, &[]).unwrap(), ..ServiceConfig::default() };
+    router_with(config, &[])
 }
 
 async fn send(app: &Router, method: &str, uri: &str, body: Option<Value>, key: Option<&str>) -> (StatusCode, Value) {
@@ -255,7 +269,7 @@ fn http_tool(name: &str, url: String, side_effects: &str) -> Value {
 #[tokio::test]
 async fn http_tools_run_concurrently_and_retry_only_when_allowed() {
     let (base, flaky_hits) = tool_server().await;
-    let app = router();
+    let app = router_allowing(&base);
     let tools = json!([
         http_tool("slow", format!("{base}/slow"), "read_only"),
         http_tool("flaky", format!("{base}/flaky"), "idempotent"),
@@ -494,6 +508,7 @@ async fn the_service_answers_over_a_real_listener() {
         service: Service::new(sandbox, ServiceConfig::default()),
         keys: Arc::new(ApiKeys::default()),
         image_hash,
+        metrics_public: false,
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -520,11 +535,12 @@ async fn the_service_answers_over_a_real_listener() {
 async fn the_audit_trail_is_listed_exported_and_replayed_over_http() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("api-audit-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();
-    let store = Arc::new(sluice::audit::Store::open(&sluice::audit::Store::sqlite_url(&dir)).await.unwrap());
+    let url = sluice::audit::Store::sqlite_url(&dir);
+    let store = Arc::new(sluice::audit::Store::open(&url, &common::server_key()).await.unwrap());
     let sandbox = common::sandbox();
     let image_hash: Arc<str> = sandbox.image_hash().into();
     let service = Service::with_store(sandbox, ServiceConfig::default(), store);
-    let app = app(AppState { service, keys: Arc::new(ApiKeys::default()), image_hash });
+    let app = app(AppState { service, keys: Arc::new(ApiKeys::default()), image_hash, metrics_public: false });
     let (_, paused) =
         post(&app, "/v1/executions", json!({"code": "print(len(await t({})))", "tools": [client_tool("t")]})).await;
     let id = paused["id"].as_str().unwrap().to_owned();
@@ -614,7 +630,7 @@ async fn http_tool_faults_reach_the_script_as_typed_exceptions() {
     let tools = json!([
         tool("hang_read", format!("{base}/hang"), "read_only"),
         tool("hang_write", format!("{base}/hang"), "write"),
-        tool("reset", reset_url, "idempotent"),
+        tool("reset", reset_url.clone(), "idempotent"),
         tool("garbage", format!("{base}/garbage"), "read_only"),
     ]);
     let code = r#"
@@ -634,7 +650,10 @@ except ValueError:
     out.append(("garbage", "not JSON, as text", "{not json" in text))
 print(out)
 "#;
-    let app = router();
+    let reset_base = reset_url.trim_end_matches("/reset");
+    let policy = EgressPolicy::new([format!("{base}/"), format!("{reset_base}/")]).unwrap();
+    let config = ServiceConfig { http: HttpExecutor::new(policy, &[]).unwrap(), ..ServiceConfig::default() };
+    let app = router_with(config, &[]);
     let (status, done) = post(&app, "/v1/executions", json!({"code": code, "tools": tools})).await;
     assert_eq!(status, StatusCode::OK, "{done}");
     assert_eq!(

@@ -23,7 +23,7 @@ async fn fresh_store(postgres: Option<&str>) -> (Store, String) {
                 std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("audit-{}", uuid::Uuid::new_v4()));
             std::fs::create_dir_all(&dir).unwrap();
             let url = Store::sqlite_url(&dir);
-            (Store::open(&url).await.expect("sqlite store"), url)
+            (Store::open(&url, &common::server_key()).await.expect("sqlite store"), url)
         }
         Some(base) => {
             use sqlx::Connection;
@@ -32,7 +32,7 @@ async fn fresh_store(postgres: Option<&str>) -> (Store, String) {
             sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.unwrap();
             let separator = if base.contains('?') { '&' } else { '?' };
             let url = format!("{base}{separator}options=-c%20search_path%3D{schema}");
-            (Store::open(&url).await.expect("postgres store"), url)
+            (Store::open(&url, &common::server_key()).await.expect("postgres store"), url)
         }
     }
 }
@@ -88,7 +88,7 @@ async fn run_story(postgres: Option<&str>) {
     assert_eq!(fourth.outcome.as_ref().unwrap().stdout, "16\n");
 
     // After a restart the executions come from the store, ledger and all.
-    let reopened = Arc::new(Store::open(&url).await.unwrap());
+    let reopened = Arc::new(Store::open(&url, &common::server_key()).await.unwrap());
     let restarted = Service::with_store(sandbox.clone(), ServiceConfig::default(), reopened.clone());
     let stored = restarted.get_execution(&owner, &first.id).await.unwrap();
     assert_eq!(stored.code, code);
@@ -134,11 +134,11 @@ async fn run_story(postgres: Option<&str>) {
     write_bundle(&container.to_string(), &records, &mut bundle).unwrap();
     let text = String::from_utf8(bundle).unwrap();
     let (id, from_bundle) = read_bundle(&text).unwrap();
-    assert_eq!(verify_chain(&id, &from_bundle), Ok(()));
+    assert_eq!(verify_chain(store.chain_key(), &id, &from_bundle), Ok(()));
     let edited_result = text.replace(r#"\"result\":\"[1, 2, 3]\""#, r#"\"result\":\"[1, 2, 4]\""#);
     assert_ne!(edited_result, text);
     let (_, tampered) = read_bundle(&edited_result).unwrap();
-    assert!(verify_chain(&id, &tampered).is_err());
+    assert!(verify_chain(store.chain_key(), &id, &tampered).is_err());
     let tampered_history = ContainerHistory::from_records(&id, &tampered).unwrap();
     let divergence = replay(&sandbox, &tampered_history, &first.id).await.unwrap().divergence.unwrap();
     assert!(divergence.contains("stdout differs"), "{divergence}");
@@ -152,7 +152,14 @@ async fn run_story(postgres: Option<&str>) {
     let update = "UPDATE audit_records SET body = 'x' WHERE seq = 1";
     assert!(sqlx_raw(&url, update).await.is_err(), "records are append-only");
     sqlx_raw(&url, &format!("DELETE FROM audit_records WHERE container_id = '{container}' AND seq = 2")).await.unwrap();
-    let broken = Store::open(&url).await.unwrap().verify().await.unwrap().broken.expect("a deleted record shows");
+    let broken = Store::open(&url, &common::server_key())
+        .await
+        .unwrap()
+        .verify()
+        .await
+        .unwrap()
+        .broken
+        .expect("a deleted record shows");
     assert_eq!((broken.container_id, broken.seq), (container.to_string(), 2));
 
     // Retention removes whole histories only, by command.

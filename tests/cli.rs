@@ -103,8 +103,9 @@ fn record_history(data_dir: &std::path::Path) -> (String, String) {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         use sluice::engine::service::NewExecution;
-        std::fs::create_dir_all(data_dir).unwrap();
-        let store = sluice::audit::Store::open(&sluice::audit::Store::sqlite_url(data_dir)).await.unwrap();
+        let url = sluice::audit::Store::prepare_data_dir(data_dir).unwrap();
+        let key = sluice::keys::ServerKey::load_or_create(data_dir).unwrap();
+        let store = sluice::audit::Store::open(&url, &key).await.unwrap();
         let sandbox = sluice::Sandbox::new(sluice::SandboxConfig::default()).await.unwrap();
         let service =
             sluice::Service::with_store(sandbox, sluice::ServiceConfig::default(), std::sync::Arc::new(store));
@@ -135,12 +136,12 @@ fn audit_verify_export_and_replay_from_the_store_and_a_bundle() {
     let bundle = s.dir.join("history.jsonl");
     let export = sluice(&["audit", "export", &container, "--data-dir", data, "--output", bundle.to_str().unwrap()]);
     assert_eq!(export.status.code(), Some(0), "{}", text(&export.stderr));
-    let offline = sluice(&["replay", "--bundle", bundle.to_str().unwrap()]);
+    let offline = sluice(&["replay", "--bundle", bundle.to_str().unwrap(), "--data-dir", data]);
     assert_eq!(offline.status.code(), Some(0), "{}", text(&offline.stdout));
 
     let tampered = std::fs::read_to_string(&bundle).unwrap().replace("x * 2 + 2", "x * 2 + 3");
     let tampered_path = s.file("tampered.jsonl", &tampered);
-    let diverged = sluice(&["replay", "--bundle", &tampered_path]);
+    let diverged = sluice(&["replay", "--bundle", &tampered_path, "--data-dir", data]);
     assert_eq!(diverged.status.code(), Some(1));
     let report = text(&diverged.stdout);
     assert!(

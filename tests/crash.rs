@@ -14,8 +14,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-fn start_server(data_dir: &Path) -> Server {
-    server::start(&["--data-dir", data_dir.to_str().unwrap()], &[])
+/// `sluice serve` on `data_dir`, with `http` tools allowed under `tools` (a URL prefix).
+fn start_server(data_dir: &Path, tools: &str) -> Server {
+    server::start(&["--data-dir", data_dir.to_str().unwrap(), "--http-tool-allow", tools], &[])
 }
 
 /// A write tool that records each call and then never answers.
@@ -43,7 +44,8 @@ async fn a_killed_server_loses_nothing_it_reported() {
     let hits = Arc::new(AtomicUsize::new(0));
     let pay_url = hanging_write_tool(hits.clone()).await;
     let client = reqwest::Client::new();
-    let server = start_server(&data_dir);
+    let tools = pay_url.trim_end_matches("pay").to_owned();
+    let server = start_server(&data_dir, &tools);
     let base = server.base.clone();
 
     // Reported: a completed execution, and one waiting for a client tool.
@@ -99,7 +101,7 @@ async fn a_killed_server_loses_nothing_it_reported() {
     let (paid, spun) = (paying.await.unwrap(), spinning.await.unwrap());
     assert!(paid.is_err() && spun.is_err(), "the open requests broke: {paid:?} {spun:?}");
 
-    let restarted = start_server(&data_dir);
+    let restarted = start_server(&data_dir, &tools);
     let base = restarted.base.clone();
     let first = get(&client, format!("{base}/v1/executions/{}", done["id"].as_str().unwrap())).await;
     assert_eq!(first["status"], "completed");

@@ -23,7 +23,7 @@ async fn sqlite_store() -> (Arc<Store>, String) {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("durable-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();
     let url = Store::sqlite_url(&dir);
-    (Arc::new(Store::open(&url).await.expect("sqlite store")), url)
+    (Arc::new(Store::open(&url, &common::server_key()).await.expect("sqlite store")), url)
 }
 
 fn run_in(container: Option<uuid::Uuid>, code: &str) -> NewExecution {
@@ -62,7 +62,7 @@ async fn graceful_restart_keeps_state_and_a_paused_execution() {
     assert_eq!(paused.status, ExecutionStatus::RequiresAction);
     first.shutdown().await;
 
-    let reopened = Arc::new(Store::open(&url).await.unwrap());
+    let reopened = Arc::new(Store::open(&url, &common::server_key()).await.unwrap());
     let second = Service::with_store(sandbox, ServiceConfig::default(), reopened);
     let waiting = second.get_execution(&owner(), &paused.id).await.unwrap();
     assert_eq!(waiting.status, ExecutionStatus::RequiresAction);
@@ -158,7 +158,7 @@ async fn tampered_or_foreign_snapshots_are_refused() {
     stored.snapshot[middle] ^= 0x40;
     store.save_container(&stored).await.unwrap();
 
-    let reopened = Arc::new(Store::open(&url).await.unwrap());
+    let reopened = Arc::new(Store::open(&url, &common::server_key()).await.unwrap());
     let second = Service::with_store(sandbox.clone(), ServiceConfig::default(), reopened.clone());
     let tampered = second.create_execution(&owner(), run_in(Some(a), "print(x)")).await;
     assert!(matches!(tampered, Err(ServiceError::Unrestorable(..))), "{tampered:?}");
@@ -183,12 +183,15 @@ async fn postgres_schema(base: &str) -> String {
     format!("{base}{separator}options=-c%20search_path%3D{schema}")
 }
 
+/// The server key the nodes of a test share.
+const SHARED_KEY: &str = "a key both nodes share, for the test";
+
 fn node(name: &str, url: &str, dir: &std::path::Path) -> server::Server {
     let dir = dir.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     server::start(
         &["--database-url", url, "--node", name, "--lease-ttl-ms", "2000", "--data-dir", dir.to_str().unwrap()],
-        &[("SLUICE_SNAPSHOT_KEY", "a key both nodes share, for the test")],
+        &[("SLUICE_SERVER_KEY", SHARED_KEY)],
     )
 }
 
@@ -252,6 +255,7 @@ async fn two_nodes_share_containers_through_postgres() {
     b.stop();
     let verify = std::process::Command::new(env!("CARGO_BIN_EXE_sluice"))
         .args(["audit", "verify", "--database-url", &url])
+        .env("SLUICE_SERVER_KEY", SHARED_KEY)
         .output()
         .unwrap();
     assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stderr));

@@ -206,9 +206,10 @@ async fn a_snapshot_restores_state_and_the_random_stream() {
     let sandbox = common::sandbox();
     let mut original = sandbox.create_container().await.unwrap();
     run(&mut original, "import random\nclass Acc:\n    def __init__(self): self.items = []\nacc = Acc()\nacc.items.append(random.random())\ndef double(x): return 2 * x").await;
-    let snapshot = original.snapshot().await.unwrap();
+    let snapshot = original.snapshot(serde_json::json!({"kept": "with it"})).await.unwrap();
     assert!(snapshot.len() < 1 << 20, "a small session snapshots under 1 MB: {} bytes", snapshot.len());
-    let mut copy = sandbox.restore_container(uuid::Uuid::new_v4(), &snapshot).await.unwrap();
+    let (mut copy, host) = sandbox.restore_container(uuid::Uuid::new_v4(), original.id(), &snapshot).await.unwrap();
+    assert_eq!(host["kept"], "with it", "the host's data comes back sealed with the state");
     let probe = "(len(acc.items), double(21), random.random())";
     assert_eq!(run(&mut copy, probe).await.value_repr, run(&mut original, probe).await.value_repr);
     // The copy rolls back to its restored state after a limit, like any container.
@@ -226,9 +227,10 @@ async fn an_execution_waiting_for_tools_survives_a_snapshot() {
     run(&mut c, "base = 40").await;
     let code = "import asyncio\nprint('before')\nparts = await asyncio.gather(fetch({'a': 1}), fetch({'a': 2}))\nprint(base + sum(int(p) for p in parts))";
     let pending = pause(&mut c, code, &tools, Limits::default()).await;
-    let snapshot = c.snapshot().await.unwrap();
+    let snapshot = c.snapshot(serde_json::Value::Null).await.unwrap();
+    let id = c.id();
     drop(c);
-    let mut restored = sandbox.restore_container(uuid::Uuid::new_v4(), &snapshot).await.unwrap();
+    let (mut restored, _) = sandbox.restore_container(id, id, &snapshot).await.unwrap();
     assert!(restored.is_running());
     let results: Vec<CallResult> = pending.calls.iter().map(|call| CallResult::ok(call.seq, "1")).collect();
     let outcome = resume(&mut restored, &results).await;
@@ -240,12 +242,18 @@ async fn tampered_or_foreign_snapshots_are_refused() {
     let sandbox = common::sandbox();
     let mut c = sandbox.create_container().await.unwrap();
     run(&mut c, "secret = 1").await;
-    let mut snapshot = c.snapshot().await.unwrap();
+    let mut snapshot = c.snapshot(serde_json::Value::Null).await.unwrap();
+    let other = uuid::Uuid::new_v4();
+    let refused = sandbox.restore_container(other, other, &snapshot).await;
+    assert!(
+        matches!(refused, Err(sluice::sandbox::SandboxError::Snapshot(_))),
+        "a snapshot is never passed off as another container's"
+    );
     let middle = snapshot.len() / 2;
     snapshot[middle] ^= 0x40;
-    let refused = sandbox.restore_container(uuid::Uuid::new_v4(), &snapshot).await;
+    let refused = sandbox.restore_container(c.id(), c.id(), &snapshot).await;
     assert!(matches!(refused, Err(sluice::sandbox::SandboxError::Snapshot(_))));
-    assert!(sandbox.restore_container(uuid::Uuid::new_v4(), b"not a snapshot").await.is_err());
+    assert!(sandbox.restore_container(c.id(), c.id(), b"not a snapshot").await.is_err());
 }
 
 #[tokio::test]
@@ -255,7 +263,10 @@ async fn a_script_inside_a_nested_loop_cannot_be_snapshotted() {
     let code = "import asyncio\ndef helper():\n    return asyncio.run(fetch({}))\nhelper()";
     let pending = pause(&mut c, code, &tools, Limits::default()).await;
     assert!(pending.blocking);
-    assert!(matches!(c.snapshot().await, Err(sluice::sandbox::SandboxError::NotSnapshottable(_))));
+    assert!(matches!(
+        c.snapshot(serde_json::Value::Null).await,
+        Err(sluice::sandbox::SandboxError::NotSnapshottable(_))
+    ));
 }
 
 #[tokio::test]
@@ -334,13 +345,15 @@ async fn ready_containers_give_their_slots_up_to_containers_that_need_them() {
     assert!(live.len() >= 2, "at least max_containers live containers fit");
     assert_eq!(sandbox.ready_now(), 0, "nothing left for the pool");
     run(&mut live[0], "kept = 7").await;
-    let snapshot = live[0].snapshot().await.expect("snapshot");
+    let snapshot = live[0].snapshot(serde_json::Value::Null).await.expect("snapshot");
+    let taken_of = live[0].id();
     // One slot comes free and the pool takes it in a quiet moment.
     live.pop();
     tokio::time::sleep(Duration::from_millis(30)).await;
     assert_eq!(wait_for_ready(1).await, 1, "the pool refills the free slot");
     // A restore needs that slot: the pool gives it up rather than have the restore refused.
-    let mut restored = sandbox.restore_container(uuid::Uuid::new_v4(), &snapshot).await.expect("a slot is found");
+    let (mut restored, _) =
+        sandbox.restore_container(uuid::Uuid::new_v4(), taken_of, &snapshot).await.expect("a slot is found");
     assert_eq!(run(&mut restored, "print(kept)").await.stdout, "7\n");
     assert_eq!(sandbox.ready_now(), 0, "the pool gave its slot up");
 }

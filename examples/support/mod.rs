@@ -71,14 +71,19 @@ pub async fn serve_tools(tools: Vec<(&'static str, Handler)>) -> String {
     format!("http://{address}")
 }
 
-/// Starts Sluice in this process, listening on loopback; returns its base URL.
-pub async fn start_sluice() -> String {
+/// Starts Sluice in this process, listening on loopback, with `http` tools allowed under
+/// `tools_base` only; returns its base URL.
+pub async fn start_sluice(tools_base: &str) -> String {
     let sandbox = sluice::Sandbox::new(sluice::SandboxConfig::default()).await.expect("the sandbox image");
     let image_hash: Arc<str> = sandbox.image_hash().into();
+    let policy = sluice::tools::egress::EgressPolicy::new([format!("{tools_base}/")]).expect("a valid prefix");
+    let http = sluice::tools::http::HttpExecutor::new(policy, &[]).expect("an HTTP client");
+    let config = sluice::ServiceConfig { http, ..sluice::ServiceConfig::default() };
     let state = sluice::api::AppState {
-        service: sluice::Service::new(sandbox, sluice::ServiceConfig::default()),
+        service: sluice::Service::new(sandbox, config),
         keys: Arc::new(sluice::api::auth::ApiKeys::default()),
         image_hash,
+        metrics_public: false,
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port for Sluice");
     let address = listener.local_addr().expect("address");
@@ -116,7 +121,10 @@ pub async fn run_ptc(sluice: &str, code: &str, tools: &Value) -> Value {
 }
 
 pub fn tokens(text: &str) -> u64 {
-    sluice::engine::tokens::count(text)
+    // Examples count everything exactly (the service counts a bounded prefix exactly).
+    let mut counter = sluice::engine::tokens::Counter::with_budget(usize::MAX);
+    counter.add(text);
+    counter.total().tokens
 }
 
 /// The two ways of answering one question, measured.
@@ -182,7 +190,7 @@ pub async fn compare_paths(
 ) -> Comparison {
     let traditional_tokens = traditional.results.iter().map(|r| tokens(r)).sum::<u64>() + tokens(&traditional.answer);
     let tools_base = serve_tools(tools).await;
-    let sluice = start_sluice().await;
+    let sluice = start_sluice(&tools_base).await;
     let execution = run_ptc(&sluice, script, &http_tools(&tools_base, specs)).await;
     let stdout = execution["result"]["stdout"].as_str().expect("stdout").to_owned();
     let got: Vec<Value> = serde_json::from_str(stdout.trim()).expect("the script prints JSON");

@@ -37,6 +37,9 @@ pub enum ApiError {
     /// 413 `request_too_large_error`.
     #[error("{0}")]
     TooLarge(String),
+    /// 429 `rate_limit_error`: a quota of the calling key is used up; retry when its work ends.
+    #[error("{0}")]
+    RateLimited(String),
     /// 503 `overloaded_error`: no room for another container, or shutting down.
     #[error("{0}")]
     Unavailable(String),
@@ -67,6 +70,7 @@ impl ApiError {
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::Expired(_) | Self::Unrestorable(_) => StatusCode::GONE,
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -82,6 +86,7 @@ impl ApiError {
             Self::Expired(_) => "container_expired_error",
             Self::Unrestorable(_) => "container_unrestorable_error",
             Self::TooLarge(_) => "request_too_large_error",
+            Self::RateLimited(_) => "rate_limit_error",
             Self::Unavailable(_) => "overloaded_error",
             Self::Internal(_) => "api_error",
         }
@@ -97,6 +102,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::Conflict(m) => Self::Conflict(m),
             error @ ServiceError::Unrestorable(..) => Self::Unrestorable(error.to_string()),
             ServiceError::Capacity(m) => Self::Unavailable(format!("the service is at capacity: {m}")),
+            ServiceError::Quota(m) => Self::RateLimited(m),
             ServiceError::ShuttingDown => Self::Unavailable("the service is shutting down".into()),
             ServiceError::Internal(m) => Self::Internal(m),
         }
@@ -151,6 +157,7 @@ mod tests {
             (ApiError::Expired("x".into()), 410, "container_expired_error"),
             (ApiError::Unrestorable("x".into()), 410, "container_unrestorable_error"),
             (ApiError::TooLarge("x".into()), 413, "request_too_large_error"),
+            (ApiError::RateLimited("x".into()), 429, "rate_limit_error"),
             (ApiError::Unavailable("x".into()), 503, "overloaded_error"),
             (ApiError::Internal("secret detail".into()), 500, "api_error"),
         ];

@@ -1,11 +1,14 @@
 //! The HTTP API (axum): routes, auth and errors, a thin shell over the engine's [`Service`].
 //!
 //! [`app`] builds the router (tests drive it directly); [`serve`] runs it on a listener
-//! until the shutdown future resolves, then ends executions that wait for client tools.
+//! until the shutdown future resolves, then shuts down within a bounded time (see [`server`]).
 
 pub mod auth;
 pub mod error;
+pub mod server;
 pub mod types;
+
+pub use server::{ServeOptions, serve_with};
 
 use crate::engine::service::{NewExecution, Service};
 use crate::tools::ToolDefinition;
@@ -27,12 +30,17 @@ use uuid::Uuid;
 
 /// Largest request body (code is limited separately, to 1 MiB).
 pub const MAX_BODY_BYTES: usize = 4 << 20;
+/// A request body must arrive within this (a body sent a byte a minute is dropped).
+pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 #[derive(Clone)]
 pub struct AppState {
     pub service: Service,
     pub keys: Arc<ApiKeys>,
     pub image_hash: Arc<str>,
+    /// Serve `/metrics` without a key even when keys are configured (for a scraper on a
+    /// private network); off by default.
+    pub metrics_public: bool,
 }
 
 #[derive(OpenApi)]
@@ -89,6 +97,7 @@ pub fn app(state: AppState) -> Router {
         .fallback(|| async { ApiError::NotFound("route".into()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(DefaultMakeSpan::new().level(tracing::Level::INFO))
@@ -97,17 +106,13 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves until `shutdown` resolves; in-flight requests finish, and executions waiting for
-/// client tools are then ended as interrupted.
+/// Serves until `shutdown` resolves, with the default [`ServeOptions`].
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let service = state.service.clone();
-    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await?;
-    service.shutdown().await;
-    Ok(())
+    serve_with(listener, state, ServeOptions::default(), shutdown).await
 }
 
 fn container_id(raw: &str) -> Result<Uuid, ApiError> {
@@ -240,48 +245,43 @@ async fn fork_container(
     Ok(Json(state.service.fork_container(&owner, container_id(&id)?).await?.into()))
 }
 
-/// Register a tool (Anthropic's fields plus executor, side_effects, timeout_ms, quota).
+/// Register a tool (Anthropic's fields plus executor, side_effects, timeout_ms, quota); it
+/// belongs to the calling key.
 #[utoipa::path(post, path = "/v1/tools", request_body = Object,
-    responses((status = 201, body = Object), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 201, body = Object), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
 async fn create_tool(
     State(state): State<AppState>,
-    Caller(_owner): Caller,
+    Caller(owner): Caller,
     ApiJson(definition): ApiJson<ToolDefinition>,
 ) -> Result<impl IntoResponse, ApiError> {
-    use crate::tools::registry::RegistryError;
-    let tool = state.service.registry().create(definition).map_err(|e| match e {
-        RegistryError::Invalid(m) => ApiError::InvalidRequest(m),
-        RegistryError::Exists(_) => ApiError::Conflict(e.to_string()),
-    })?;
+    let tool = state.service.create_tool(&owner, definition)?;
     Ok((StatusCode::CREATED, Json(tool.definition.clone())))
 }
 
+/// The calling key's tools.
 #[utoipa::path(get, path = "/v1/tools", responses((status = 200, body = ToolList)))]
-async fn list_tools(State(state): State<AppState>, Caller(_owner): Caller) -> Json<ToolList> {
-    Json(ToolList { data: state.service.registry().list().iter().map(|t| t.definition.clone()).collect() })
+async fn list_tools(State(state): State<AppState>, Caller(owner): Caller) -> Json<ToolList> {
+    Json(ToolList { data: state.service.list_tools(&owner).iter().map(|t| t.definition.clone()).collect() })
 }
 
 #[utoipa::path(get, path = "/v1/tools/{name}", responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
 async fn get_tool(
     State(state): State<AppState>,
-    Caller(_owner): Caller,
+    Caller(owner): Caller,
     Path(name): Path<String>,
 ) -> Result<Json<ToolDefinition>, ApiError> {
-    let tool = state.service.registry().get(&name).ok_or_else(|| ApiError::NotFound(format!("tool {name}")))?;
-    Ok(Json(tool.definition.clone()))
+    Ok(Json(state.service.get_tool(&owner, &name)?.definition.clone()))
 }
 
 #[utoipa::path(delete, path = "/v1/tools/{name}", responses((status = 204), (status = 404, body = ErrorBody)))]
 async fn delete_tool(
     State(state): State<AppState>,
-    Caller(_owner): Caller,
+    Caller(owner): Caller,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    if state.service.registry().delete(&name) {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::NotFound(format!("tool {name}")))
-    }
+    state.service.delete_tool(&owner, &name)?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 #[utoipa::path(get, path = "/healthz", responses((status = 200, body = Health)))]
@@ -289,10 +289,17 @@ async fn healthz(State(state): State<AppState>) -> Json<Health> {
     Json(Health { status: "ok", image: state.image_hash.to_string() })
 }
 
-/// Prometheus text: executions, durations, tool calls, containers, limit hits.
-#[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "text/plain")))]
-async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.service.metrics_text())
+/// Prometheus text: executions, durations, tool calls, containers, limit hits. Needs a key
+/// when keys are configured (unless the operator made it public).
+#[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "text/plain"), (status = 401, body = ErrorBody)))]
+async fn metrics(
+    State(state): State<AppState>,
+    caller: Result<Caller, ApiError>,
+) -> Result<impl IntoResponse, ApiError> {
+    if !state.metrics_public {
+        caller?;
+    }
+    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.service.metrics_text()))
 }
 
 async fn openapi() -> Json<utoipa::openapi::OpenApi> {

@@ -119,7 +119,7 @@ pub struct ToolUseBlock {
     pub id: String,
     pub name: String,
     #[schema(value_type = Object)]
-    pub input: serde_json::Map<String, serde_json::Value>,
+    pub input: std::sync::Arc<serde_json::Map<String, serde_json::Value>>,
     pub caller: Caller,
 }
 

@@ -1,20 +1,22 @@
-//! The audit trail: what every execution did, as one append-only hash chain per container.
+//! The audit trail: what every execution did, as one append-only sealed chain per container.
 //!
 //! The engine hands [`Event`]s to a [`Recorder`]; the [`Store`] writes them through sqlx to
 //! SQLite (the default, a file in the data directory) or PostgreSQL, each record chained to
-//! the previous one of its container by SHA-256, so `verify` notices an edited, deleted or
-//! reordered record. This module knows nothing of wasm, tools or HTTP: tool definitions and
-//! limits travel as plain JSON.
+//! the previous one of its container by an HMAC-SHA256 under a key kept outside the database
+//! (see [`crate::keys`]), so `verify` notices an edited, deleted or reordered record even when
+//! whoever edited it could write the database and recompute hashes. This module knows nothing
+//! of wasm, tools or HTTP: tool definitions and limits travel as plain JSON.
 
 mod store;
 
-pub use store::{ExecutionFilter, ExecutionRow, Store, StoreError, StoredContainer};
+pub use store::{ContainerRow, ExecutionFilter, ExecutionRow, Store, StoreError, StoredContainer};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 /// Milliseconds since the Unix epoch.
 pub fn unix_ms(time: std::time::SystemTime) -> u64 {
@@ -64,11 +66,12 @@ pub struct LedgerEntry {
     pub seq: u64,
     pub tool: String,
     pub caller: String,
-    /// The arguments as the tool receives them (after coercion).
-    pub input: serde_json::Map<String, serde_json::Value>,
+    /// The arguments as the tool receives them (after coercion); shared, not copied, by the
+    /// ledger, its events and the views of the execution.
+    pub input: Arc<serde_json::Map<String, serde_json::Value>>,
     /// The arguments as the script gave them, when coercion changed them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_input: Option<serde_json::Map<String, serde_json::Value>>,
+    pub raw_input: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
     pub coerced: bool,
     pub status: CallStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -78,7 +81,7 @@ pub struct LedgerEntry {
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub error_details: serde_json::Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<String>,
+    pub result: Option<Arc<str>>,
     pub result_bytes: u64,
     /// SHA-256 of the result, kept instead of the text when the tool's policy says so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,11 +109,19 @@ pub struct Usage {
 /// Counts the engine derives for every execution.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AutoCounts {
+    /// Calls per tool of the execution's tools (names the script made up are not listed).
     pub calls_per_tool: BTreeMap<String, u64>,
+    /// Calls to names that were not tools of the execution.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unknown_tool_calls: u64,
     /// Items in the JSON-array results of each tool, summed.
     pub array_items_per_tool: BTreeMap<String, u64>,
     /// How many times each pause of the script called (a gather of N pauses once with N).
     pub calls_per_pause: Vec<u64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// An uncaught exception of the script.
@@ -184,6 +195,11 @@ pub enum Event {
         call: LedgerEntry,
     },
     ExecutionFinished(Finished),
+    /// The container was deleted or expired: its history stays, it is never rebuilt.
+    ContainerClosed {
+        /// `deleted` or `expired`.
+        reason: String,
+    },
 }
 
 impl Event {
@@ -194,12 +210,13 @@ impl Event {
             Self::Step { .. } => "step",
             Self::ToolCall { .. } => "tool_call",
             Self::ExecutionFinished(_) => "execution_finished",
+            Self::ContainerClosed { .. } => "container_closed",
         }
     }
 
     pub fn execution_id(&self) -> Option<&str> {
         match self {
-            Self::ContainerCreated { .. } => None,
+            Self::ContainerCreated { .. } | Self::ContainerClosed { .. } => None,
             Self::ExecutionStarted { execution_id, .. }
             | Self::Step { execution_id, .. }
             | Self::ToolCall { execution_id, .. } => Some(execution_id),
@@ -208,11 +225,14 @@ impl Event {
     }
 }
 
-/// Where a forked container came from.
+/// Where a forked container came from: the parent, and its chain's last record (sequence
+/// number and seal) when the fork was made, so that the parent's history the fork depends on
+/// cannot be changed without the fork's chain showing it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ForkPoint {
     pub container_id: String,
     pub seq: i64,
+    pub hash: String,
 }
 
 /// A stored record of a chain.
@@ -235,14 +255,38 @@ impl Record {
     }
 }
 
-/// The hash of a record: SHA-256 over its chain position and content.
-pub fn record_hash(prev_hash: &str, container_id: &str, seq: i64, kind: &str, recorded_at: i64, body: &str) -> String {
-    let mut hasher = Sha256::new();
+/// The seal of a record: HMAC-SHA256 under the chain key over its chain position and content.
+pub fn record_hash(
+    key: &[u8],
+    prev_hash: &str,
+    container_id: &str,
+    seq: i64,
+    kind: &str,
+    recorded_at: i64,
+    body: &str,
+) -> String {
+    use hmac::{Hmac, Mac};
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
     for part in [prev_hash, container_id, &seq.to_string(), kind, &recorded_at.to_string(), body] {
-        hasher.update((part.len() as u64).to_le_bytes());
-        hasher.update(part.as_bytes());
+        mac.update(&(part.len() as u64).to_le_bytes());
+        mac.update(part.as_bytes());
     }
-    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::sandbox::image::hex(&mac.finalize().into_bytes())
+}
+
+/// Whether one record's seal matches its content (its link to the record before is not
+/// checked: for records read apart from their chain).
+pub fn record_seal_holds(key: &[u8], record: &Record) -> bool {
+    let hash = record_hash(
+        key,
+        &record.prev_hash,
+        &record.container_id,
+        record.seq,
+        &record.kind,
+        record.recorded_at,
+        &record.body,
+    );
+    hash == record.hash
 }
 
 /// Where a chain breaks.
@@ -255,33 +299,39 @@ pub struct ChainBreak {
 }
 
 /// Checks one container's records (in seq order): contiguous from 0, each linked to the
-/// one before, each hash matching its content.
-pub fn verify_chain(container_id: &str, records: &[Record]) -> Result<(), ChainBreak> {
-    let mut prev_hash = GENESIS_HASH.to_owned();
-    for (expected_seq, record) in records.iter().enumerate() {
+/// one before, each sealed by `key` over its content.
+pub fn verify_chain(key: &[u8], container_id: &str, records: &[Record]) -> Result<(), ChainBreak> {
+    verify_chain_from(key, container_id, (-1, GENESIS_HASH), records)
+}
+
+/// Checks records that continue a chain after `(seq, hash)`, its last record known good.
+pub fn verify_chain_from(
+    key: &[u8],
+    container_id: &str,
+    (after_seq, after_hash): (i64, &str),
+    records: &[Record],
+) -> Result<(), ChainBreak> {
+    let mut prev_hash = after_hash.to_owned();
+    for (offset, record) in records.iter().enumerate() {
+        let expected_seq = after_seq + 1 + offset as i64;
         let broken = |problem: String| ChainBreak { container_id: container_id.to_owned(), seq: record.seq, problem };
-        if record.seq != expected_seq as i64 {
+        if record.seq != expected_seq {
             return Err(ChainBreak {
                 container_id: container_id.to_owned(),
-                seq: expected_seq as i64,
+                seq: expected_seq,
                 problem: format!("missing (the next record is {}): deleted", record.seq),
             });
+        }
+        if record.container_id != container_id {
+            return Err(broken(format!("belongs to container {}: moved", record.container_id)));
         }
         if record.prev_hash != prev_hash {
             return Err(broken("does not follow the record before it: reordered or a record was replaced".into()));
         }
-        let hash = record_hash(
-            &record.prev_hash,
-            &record.container_id,
-            record.seq,
-            &record.kind,
-            record.recorded_at,
-            &record.body,
-        );
-        if hash != record.hash {
-            return Err(broken("content does not match its hash: edited".into()));
+        if !record_seal_holds(key, record) {
+            return Err(broken("content does not match its seal: edited, or sealed with another key".into()));
         }
-        prev_hash = hash;
+        prev_hash.clone_from(&record.hash);
     }
     Ok(())
 }
@@ -346,6 +396,14 @@ pub struct ExecutionHistory {
     pub finished: Option<Finished>,
 }
 
+impl ExecutionHistory {
+    /// Names of the tools the execution was given.
+    pub fn tool_names(&self) -> std::collections::BTreeSet<String> {
+        let tools = self.tools.as_array().map(Vec::as_slice).unwrap_or_default();
+        tools.iter().filter_map(|t| t.get("name")?.as_str().map(str::to_owned)).collect()
+    }
+}
+
 /// A container's history put back together from its chain.
 #[derive(Debug, Clone)]
 pub struct ContainerHistory {
@@ -355,6 +413,8 @@ pub struct ContainerHistory {
     pub image_hash: String,
     pub forked_from: Option<ForkPoint>,
     pub executions: Vec<ExecutionHistory>,
+    /// Why the container was closed (deleted, expired), if it was.
+    pub closed: Option<String>,
 }
 
 impl ContainerHistory {
@@ -373,6 +433,7 @@ impl ContainerHistory {
                         image_hash,
                         forked_from,
                         executions: Vec::new(),
+                        closed: None,
                     });
                 }
                 other => {
@@ -382,6 +443,16 @@ impl ContainerHistory {
             }
         }
         history.ok_or_else(|| format!("no records for container {container_id}"))
+    }
+
+    /// Applies `records` that continue the chain this history was built from (for example
+    /// those written after a snapshot was taken).
+    pub fn continue_with(&mut self, records: &[Record]) -> Result<(), String> {
+        for record in records {
+            let event = record.event().map_err(|e| format!("record {}: {e}", record.seq))?;
+            self.apply(event, record.seq)?;
+        }
+        Ok(())
     }
 
     fn apply(&mut self, event: Event, seq: i64) -> Result<(), String> {
@@ -419,9 +490,11 @@ impl ContainerHistory {
             }
             Event::ToolCall { execution_id, call } => {
                 let execution = self.execution_mut(&execution_id).ok_or_else(|| missing(&execution_id))?;
-                match execution.ledger.iter_mut().find(|c| c.seq == call.seq) {
-                    Some(existing) => *existing = call,
-                    None => execution.ledger.push(call),
+                // Calls are recorded in seq order: a binary search finds an update's entry.
+                let at = execution.ledger.partition_point(|c| c.seq < call.seq);
+                match execution.ledger.get_mut(at) {
+                    Some(existing) if existing.seq == call.seq => *existing = call,
+                    _ => execution.ledger.insert(at, call),
                 }
             }
             Event::ExecutionFinished(finished) => {
@@ -429,6 +502,7 @@ impl ContainerHistory {
                 let execution = self.execution_mut(&id).ok_or_else(|| missing(&id))?;
                 execution.finished = Some(finished);
             }
+            Event::ContainerClosed { reason } => self.closed = Some(reason),
             Event::ContainerCreated { .. } => return Err(format!("record {seq}: a second container_created")),
         }
         Ok(())
@@ -478,6 +552,8 @@ pub fn read_bundle(text: &str) -> Result<(String, Vec<Record>), String> {
 mod tests {
     use super::*;
 
+    const KEY: &[u8] = b"a test chain key";
+
     fn chain(events: &[Event]) -> Vec<Record> {
         let mut prev = GENESIS_HASH.to_owned();
         events
@@ -485,7 +561,7 @@ mod tests {
             .enumerate()
             .map(|(seq, event)| {
                 let body = serde_json::to_string(event).unwrap();
-                let hash = record_hash(&prev, "c", seq as i64, event.kind(), 7, &body);
+                let hash = record_hash(KEY, &prev, "c", seq as i64, event.kind(), 7, &body);
                 let record = Record {
                     container_id: "c".into(),
                     seq: seq as i64,
@@ -523,20 +599,38 @@ mod tests {
     #[test]
     fn verify_finds_edits_deletions_and_reordering() {
         let records = chain(&events());
-        assert_eq!(verify_chain("c", &records), Ok(()));
+        assert_eq!(verify_chain(KEY, "c", &records), Ok(()));
 
         let mut edited = records.clone();
         edited[1].body = edited[1].body.replace("print(1)", "print(2)");
-        assert!(verify_chain("c", &edited).unwrap_err().problem.contains("edited"));
+        assert!(verify_chain(KEY, "c", &edited).unwrap_err().problem.contains("edited"));
 
         let mut deleted = records.clone();
         deleted.remove(1);
-        assert!(verify_chain("c", &deleted).unwrap_err().problem.contains("deleted"));
+        assert!(verify_chain(KEY, "c", &deleted).unwrap_err().problem.contains("deleted"));
 
         let mut reordered = records.clone();
         reordered.swap(1, 2);
         (reordered[1].seq, reordered[2].seq) = (1, 2);
-        assert!(verify_chain("c", &reordered).is_err());
+        assert!(verify_chain(KEY, "c", &reordered).is_err());
+    }
+
+    /// Item 13 of the security review: the chain was plain SHA-256, so whoever could write the
+    /// database could edit a record and recompute every hash after it.
+    #[test]
+    fn item13_a_chain_rehashed_without_the_key_does_not_verify() {
+        let records = chain(&events());
+        let mut forged = records.clone();
+        forged[1].body = forged[1].body.replace("print(1)", "print(2)");
+        let mut prev = GENESIS_HASH.to_owned();
+        for record in &mut forged {
+            record.prev_hash = prev.clone();
+            record.hash = record_hash(b"the forger's guess", &prev, "c", record.seq, &record.kind, 7, &record.body);
+            prev = record.hash.clone();
+        }
+        assert!(verify_chain(KEY, "c", &forged).unwrap_err().problem.contains("seal"));
+        assert!(verify_chain_from(KEY, "c", (0, &records[0].hash), &records[1..]).is_ok());
+        assert!(record_seal_holds(KEY, &records[2]) && !record_seal_holds(KEY, &forged[2]));
     }
 
     #[test]

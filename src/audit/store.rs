@@ -1,6 +1,6 @@
 //! The audit store: sqlx over SQLite or PostgreSQL, one set of queries for both.
 
-use super::{Event, GENESIS_HASH, Record, Recorder, record_hash, verify_chain};
+use super::{ChainBreak, ContainerHistory, Event, GENESIS_HASH, Record, Recorder, record_hash, verify_chain};
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Executor, Row};
@@ -14,10 +14,12 @@ use std::time::SystemTime;
 const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "audit", include_str!("../../migrations/sqlite/0001_audit.sql")),
     (2, "containers", include_str!("../../migrations/sqlite/0002_containers.sql")),
+    (3, "hardening", include_str!("../../migrations/sqlite/0003_hardening.sql")),
 ];
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "audit", include_str!("../../migrations/postgres/0001_audit.sql")),
     (2, "containers", include_str!("../../migrations/postgres/0002_containers.sql")),
+    (3, "hardening", include_str!("../../migrations/postgres/0003_hardening.sql")),
 ];
 const SQLITE_CONNECTIONS: u32 = 4;
 const POSTGRES_CONNECTIONS: u32 = 8;
@@ -38,6 +40,13 @@ pub enum StoreError {
     UnsupportedUrl(String),
     #[error("stored record is unreadable: {0}")]
     Corrupt(String),
+    #[error(
+        "this store's snapshots and audit chain were sealed with another server key (fingerprint \
+         {stored}, this node's {given}): start every node with the same key"
+    )]
+    ForeignKey { stored: String, given: String },
+    #[error("cannot prepare the data directory {0}: {1}")]
+    DataDir(std::path::PathBuf, std::io::Error),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +86,8 @@ pub struct ExecutionRow {
     pub tools: Vec<String>,
     pub tool_result_tokens: Option<i64>,
     pub returned_tokens: Option<i64>,
+    /// The token figures are partly estimated (the text was longer than is counted exactly).
+    pub tokens_estimated: bool,
 }
 
 /// Filters of an execution listing; all optional.
@@ -93,11 +104,18 @@ pub struct ExecutionFilter {
 }
 
 /// The audit store.
-#[derive(Debug)]
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
     heads: Mutex<HashMap<String, (i64, String)>>,
+    /// Seals the chain's records (derived from the server key; never stored).
+    chain_key: Vec<u8>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("backend", &self.backend).finish_non_exhaustive()
+    }
 }
 
 fn now_ms() -> i64 {
@@ -110,8 +128,27 @@ impl Store {
         format!("sqlite://{}?mode=rwc", data_dir.join("sluice.db").display())
     }
 
-    /// Opens (creating if needed) the store and applies its migrations.
-    pub async fn open(url: &str) -> Result<Self, StoreError> {
+    /// Makes `data_dir` private to this user (0700) and the SQLite database in it (0600)
+    /// before anything is written there; returns the database's URL.
+    pub fn prepare_data_dir(data_dir: &Path) -> Result<String, StoreError> {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+        let fail = |e| StoreError::DataDir(data_dir.to_owned(), e);
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(data_dir).map_err(fail)?;
+        std::fs::set_permissions(data_dir, std::fs::Permissions::from_mode(0o700)).map_err(fail)?;
+        let database = data_dir.join("sluice.db");
+        std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(&database).map_err(fail)?;
+        for file in ["sluice.db", "sluice.db-wal", "sluice.db-shm"] {
+            let path = data_dir.join(file);
+            if path.exists() {
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(fail)?;
+            }
+        }
+        Ok(Self::sqlite_url(data_dir))
+    }
+
+    /// Opens (creating if needed) the store and applies its migrations; `key` seals and
+    /// checks the audit chain.
+    pub async fn open(url: &str, key: &crate::keys::ServerKey) -> Result<Self, StoreError> {
         sqlx::any::install_default_drivers();
         let backend = if url.starts_with("sqlite:") {
             Backend::Sqlite
@@ -146,7 +183,32 @@ impl Store {
             Backend::Postgres => Embedded(POSTGRES_MIGRATIONS),
         };
         Migrator::new(migrations).await?.run(&pool).await?;
-        Ok(Self { pool, backend, heads: Mutex::default() })
+        Ok(Self { pool, backend, heads: Mutex::default(), chain_key: key.chain_key() })
+    }
+
+    /// Records the fingerprint of the server key the first time, and refuses another key
+    /// after that: a node with the wrong key must not start.
+    pub async fn claim_key(&self, key: &crate::keys::ServerKey) -> Result<(), StoreError> {
+        let given = key.fingerprint();
+        sqlx::query("INSERT INTO server_keys (purpose, fingerprint) VALUES ($1, $2) ON CONFLICT (purpose) DO NOTHING")
+            .bind("server")
+            .bind(&given)
+            .execute(&self.pool)
+            .await?;
+        let stored: String = sqlx::query("SELECT fingerprint FROM server_keys WHERE purpose = $1")
+            .bind("server")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("fingerprint")?;
+        if stored != given {
+            return Err(StoreError::ForeignKey { stored, given });
+        }
+        Ok(())
+    }
+
+    /// The key that seals this store's chain (for checking bundles it exported).
+    pub fn chain_key(&self) -> &[u8] {
+        &self.chain_key
     }
 
     /// A write transaction. SQLite's must take the write lock at BEGIN: a deferred one that
@@ -189,7 +251,7 @@ impl Store {
         for event in events {
             seq += 1;
             let body = serde_json::to_string(event).expect("events serialize");
-            let hash = record_hash(&prev_hash, container_id, seq, event.kind(), recorded_at, &body);
+            let hash = record_hash(&self.chain_key, &prev_hash, container_id, seq, event.kind(), recorded_at, &body);
             rows.push((seq, event, body, std::mem::replace(&mut prev_hash, hash.clone()), hash));
             index(&mut tx, container_id, event, recorded_at).await?;
         }
@@ -259,6 +321,91 @@ impl Store {
         rows.iter().map(record_from_row).collect()
     }
 
+    /// A container's records after `seq`, in order.
+    pub async fn records_after(&self, container_id: &str, seq: i64) -> Result<Vec<Record>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash FROM audit_records \
+             WHERE container_id = $1 AND seq > $2 ORDER BY seq",
+        )
+        .bind(container_id)
+        .bind(seq)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(record_from_row).collect()
+    }
+
+    /// The records of one execution up to `seq` (the part of it a snapshot already holds).
+    pub async fn execution_records(
+        &self,
+        container_id: &str,
+        execution_id: &str,
+        up_to: i64,
+    ) -> Result<Vec<Record>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash FROM audit_records \
+             WHERE container_id = $1 AND execution_id = $2 AND seq <= $3 ORDER BY seq",
+        )
+        .bind(container_id)
+        .bind(execution_id)
+        .bind(up_to)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(record_from_row).collect()
+    }
+
+    /// When the last record of a container's chain was written (Unix ms).
+    pub async fn last_activity(&self, container_id: &str) -> Result<Option<i64>, StoreError> {
+        let row = sqlx::query("SELECT MAX(recorded_at) AS at FROM audit_records WHERE container_id = $1")
+            .bind(container_id)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get("at")?)
+    }
+
+    /// One record of a chain.
+    pub async fn record_at(&self, container_id: &str, seq: i64) -> Result<Option<Record>, StoreError> {
+        let row = sqlx::query(
+            "SELECT container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash FROM audit_records \
+             WHERE container_id = $1 AND seq = $2",
+        )
+        .bind(container_id)
+        .bind(seq)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(record_from_row).transpose()
+    }
+
+    /// A container's whole chain, checked (seals, links, and for a fork the parent's record it
+    /// names), and put together as its history. `Ok(None)` when there is no such chain.
+    pub async fn verified_history(&self, container_id: &str) -> Result<Option<ContainerHistory>, StoreError> {
+        let records = self.records(container_id).await?;
+        if records.is_empty() {
+            return Ok(None);
+        }
+        verify_chain(&self.chain_key, container_id, &records).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let history = ContainerHistory::from_records(container_id, &records).map_err(StoreError::Corrupt)?;
+        if let Some(fork) = &history.forked_from {
+            self.check_fork_point(container_id, fork).await.map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        }
+        Ok(Some(history))
+    }
+
+    /// Whether the parent's record a fork names is still the one it was forked from.
+    async fn check_fork_point(&self, container_id: &str, fork: &super::ForkPoint) -> Result<(), ChainBreak> {
+        let record = self.record_at(&fork.container_id, fork.seq).await.ok().flatten();
+        if record.is_some_and(|r| r.hash == fork.hash) {
+            return Ok(());
+        }
+        Err(ChainBreak {
+            container_id: container_id.to_owned(),
+            seq: 0,
+            problem: format!(
+                "forked from record {} of {}, which is missing or was changed since",
+                fork.seq, fork.container_id
+            ),
+        })
+    }
+
     /// The container an execution ran in.
     pub async fn container_of(&self, execution_id: &str) -> Result<Option<(String, String)>, StoreError> {
         let row = sqlx::query("SELECT container_id, owner FROM executions WHERE id = $1")
@@ -273,17 +420,28 @@ impl Store {
 
     /// The owner of a container, if the store has it.
     pub async fn container_owner(&self, container_id: &str) -> Result<Option<String>, StoreError> {
-        let row = sqlx::query("SELECT owner FROM containers WHERE id = $1")
+        Ok(self.container_row(container_id).await?.map(|row| row.owner))
+    }
+
+    /// A container's row in the index.
+    pub async fn container_row(&self, container_id: &str) -> Result<Option<ContainerRow>, StoreError> {
+        let row = sqlx::query("SELECT owner, created_at, closed_at, closed_reason FROM containers WHERE id = $1")
             .bind(container_id)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.map(|row| row.try_get("owner")).transpose()?)
+        let Some(row) = row else { return Ok(None) };
+        Ok(Some(ContainerRow {
+            owner: row.try_get("owner")?,
+            created_at: row.try_get("created_at")?,
+            closed_at: row.try_get("closed_at")?,
+            closed_reason: row.try_get("closed_reason")?,
+        }))
     }
 
     pub async fn list_executions(&self, filter: &ExecutionFilter) -> Result<Vec<ExecutionRow>, StoreError> {
         let mut sql = String::from(
             "SELECT id, container_id, number, status, outcome, return_code, started_at, finished_at, tools, \
-             tool_result_tokens, returned_tokens FROM executions WHERE 1 = 1",
+             tool_result_tokens, returned_tokens, tokens_estimated FROM executions WHERE 1 = 1",
         );
         let mut binds: Vec<Bind> = Vec::new();
         let mut clause = |sql: &mut String, text: &str, bind: Bind| {
@@ -330,23 +488,29 @@ impl Store {
         rows.iter().map(|row| Ok((row.try_get("container_id")?, row.try_get("id")?))).collect()
     }
 
-    /// Token counts of an execution, computed after it finished.
+    /// Token counts of an execution, computed after it finished; `estimated` when part of
+    /// either figure is an estimate.
     pub async fn set_tokens(
         &self,
         execution_id: &str,
         tool_result_tokens: i64,
         returned_tokens: i64,
+        estimated: bool,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE executions SET tool_result_tokens = $1, returned_tokens = $2 WHERE id = $3")
-            .bind(tool_result_tokens)
-            .bind(returned_tokens)
-            .bind(execution_id)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "UPDATE executions SET tool_result_tokens = $1, returned_tokens = $2, tokens_estimated = $3 WHERE id = $4",
+        )
+        .bind(tool_result_tokens)
+        .bind(returned_tokens)
+        .bind(i64::from(estimated))
+        .bind(execution_id)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
-    /// Checks every chain; the first break, if any.
+    /// Checks every chain (seals, links, fork points) and that the index agrees with the
+    /// chains on who owns each container and execution; the first break, if any.
     pub async fn verify(&self) -> Result<VerifyReport, StoreError> {
         let containers: Vec<String> =
             sqlx::query("SELECT DISTINCT container_id FROM audit_records ORDER BY container_id")
@@ -356,12 +520,34 @@ impl Store {
                 .map(|row| row.try_get("container_id"))
                 .collect::<Result<_, _>>()?;
         let mut report = VerifyReport::default();
+        let broken = |container_id: &str, seq: i64, problem: String| ChainBreak {
+            container_id: container_id.to_owned(),
+            seq,
+            problem,
+        };
         for container in &containers {
             let records = self.records(container).await?;
             report.records += records.len();
             report.containers += 1;
-            if let Err(broken) = verify_chain(container, &records) {
+            if let Err(broken) = verify_chain(&self.chain_key, container, &records) {
                 report.broken = Some(broken);
+                return Ok(report);
+            }
+            let history = match ContainerHistory::from_records(container, &records) {
+                Ok(history) => history,
+                Err(why) => {
+                    report.broken = Some(broken(container, 0, format!("unreadable: {why}")));
+                    return Ok(report);
+                }
+            };
+            if let Some(fork) = &history.forked_from
+                && let Err(fork_broken) = self.check_fork_point(container, fork).await
+            {
+                report.broken = Some(fork_broken);
+                return Ok(report);
+            }
+            if let Some(problem) = self.index_disagrees(container, &history).await? {
+                report.broken = Some(broken(container, 0, problem));
                 return Ok(report);
             }
         }
@@ -372,13 +558,38 @@ impl Store {
             .map(|row| row.try_get("id"))
             .collect::<Result<_, _>>()?;
         if let Some(missing) = known.iter().find(|id| !containers.contains(id)) {
-            report.broken = Some(super::ChainBreak {
-                container_id: missing.clone(),
-                seq: 0,
-                problem: "every record is missing: deleted".into(),
-            });
+            report.broken = Some(broken(missing, 0, "every record is missing: deleted".into()));
         }
         Ok(report)
+    }
+
+    /// How the index (used to decide who may see what) differs from the sealed chain.
+    async fn index_disagrees(&self, container: &str, history: &ContainerHistory) -> Result<Option<String>, StoreError> {
+        match self.container_owner(container).await? {
+            Some(owner) if owner == history.owner => {}
+            Some(owner) => {
+                return Ok(Some(format!("the index names owner {owner:?}, the chain {:?}", history.owner)));
+            }
+            None => return Ok(Some("the container is missing from the index".into())),
+        }
+        let rows = sqlx::query("SELECT id, owner FROM executions WHERE container_id = $1")
+            .bind(container)
+            .fetch_all(&self.pool)
+            .await?;
+        for row in rows {
+            let (id, owner): (String, String) = (row.try_get("id")?, row.try_get("owner")?);
+            match history.execution(&id) {
+                Some(execution) if execution.owner == owner => {}
+                Some(execution) => {
+                    return Ok(Some(format!(
+                        "execution {id}: the index names owner {owner:?}, the chain {:?}",
+                        execution.owner
+                    )));
+                }
+                None => return Ok(Some(format!("execution {id} is in the index but not in the chain"))),
+            }
+        }
+        Ok(None)
     }
 
     /// Deletes the whole history of containers idle since before `cutoff` (whole chains only,
@@ -414,7 +625,18 @@ impl Store {
     }
 }
 
-/// A container kept in the store: its latest snapshot and what the engine needs with it.
+/// A container's row in the index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerRow {
+    pub owner: String,
+    pub created_at: i64,
+    /// When it was deleted or expired, and which.
+    pub closed_at: Option<i64>,
+    pub closed_reason: Option<String>,
+}
+
+/// A container kept in the store: its latest snapshot (which seals the owner and the waiting
+/// execution itself) and what the store needs to find and expire it.
 #[derive(Debug, Clone)]
 pub struct StoredContainer {
     pub container_id: String,
@@ -423,17 +645,18 @@ pub struct StoredContainer {
     pub last_used: i64,
     pub started: i64,
     pub snapshot: Vec<u8>,
-    pub run_state: Option<String>,
+    /// The execution waiting in it, if any (a hint for recovery; the snapshot decides).
+    pub waiting_execution: Option<String>,
 }
 
 impl Store {
     /// Keeps a container's latest snapshot (replacing the one before).
     pub async fn save_container(&self, container: &StoredContainer) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO container_snapshots (container_id, owner, created_at, last_used, started, saved_at, snapshot, run_state) \
+            "INSERT INTO container_snapshots (container_id, owner, created_at, last_used, started, saved_at, snapshot, waiting_execution) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (container_id) DO UPDATE SET \
              last_used = excluded.last_used, started = excluded.started, saved_at = excluded.saved_at, \
-             snapshot = excluded.snapshot, run_state = excluded.run_state",
+             snapshot = excluded.snapshot, waiting_execution = excluded.waiting_execution",
         )
         .bind(&container.container_id)
         .bind(&container.owner)
@@ -442,7 +665,7 @@ impl Store {
         .bind(container.started)
         .bind(now_ms())
         .bind(&container.snapshot)
-        .bind(&container.run_state)
+        .bind(&container.waiting_execution)
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -450,8 +673,8 @@ impl Store {
 
     pub async fn load_container(&self, container_id: &str) -> Result<Option<StoredContainer>, StoreError> {
         let row = sqlx::query(
-            "SELECT container_id, owner, created_at, last_used, started, snapshot, run_state FROM container_snapshots \
-             WHERE container_id = $1",
+            "SELECT container_id, owner, created_at, last_used, started, snapshot, waiting_execution \
+             FROM container_snapshots WHERE container_id = $1",
         )
         .bind(container_id)
         .fetch_optional(&self.pool)
@@ -464,7 +687,7 @@ impl Store {
             last_used: row.try_get("last_used")?,
             started: row.try_get("started")?,
             snapshot: row.try_get("snapshot")?,
-            run_state: row.try_get("run_state")?,
+            waiting_execution: row.try_get("waiting_execution")?,
         }))
     }
 
@@ -511,13 +734,14 @@ impl Store {
         Ok(())
     }
 
-    /// The last record's sequence number of a container's chain.
-    pub async fn chain_head(&self, container_id: &str) -> Result<Option<i64>, StoreError> {
-        let row = sqlx::query("SELECT seq FROM audit_records WHERE container_id = $1 ORDER BY seq DESC LIMIT 1")
+    /// The last record of a container's chain: its sequence number and seal.
+    pub async fn chain_head(&self, container_id: &str) -> Result<Option<(i64, String)>, StoreError> {
+        let row = sqlx::query("SELECT seq, hash FROM audit_records WHERE container_id = $1 ORDER BY seq DESC LIMIT 1")
             .bind(container_id)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.map(|row| row.try_get("seq")).transpose()?)
+        let Some(row) = row else { return Ok(None) };
+        Ok(Some((row.try_get("seq")?, row.try_get("hash")?)))
     }
 
     /// Forgets a cached chain head (another node may have appended to that chain).
@@ -598,6 +822,14 @@ async fn index(
             .execute(&mut **tx)
             .await?;
         }
+        Event::ContainerClosed { reason } => {
+            sqlx::query("UPDATE containers SET closed_at = $1, closed_reason = $2 WHERE id = $3")
+                .bind(at)
+                .bind(reason)
+                .bind(container_id)
+                .execute(&mut **tx)
+                .await?;
+        }
         Event::Step { .. } | Event::ToolCall { .. } => {}
     }
     Ok(())
@@ -630,6 +862,7 @@ fn execution_from_row(row: &AnyRow) -> Result<ExecutionRow, StoreError> {
         tools: tools.split(',').filter(|t| !t.is_empty()).map(str::to_owned).collect(),
         tool_result_tokens: row.try_get("tool_result_tokens")?,
         returned_tokens: row.try_get("returned_tokens")?,
+        tokens_estimated: row.try_get::<i64, _>("tokens_estimated")? != 0,
     })
 }
 

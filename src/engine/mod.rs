@@ -18,14 +18,18 @@ use crate::sandbox::{
 };
 use crate::tools::http::CallContext;
 use crate::tools::{Admission, Toolset};
+use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// `caller.type` of every tool call from code, whatever code version the tool allows.
 pub const CALLER_TYPE: &str = "code_execution_20260120";
+/// Tool result text one execution may take in, all calls together; a result past it is
+/// replaced by a `result_too_large` error the script can catch.
+pub const MAX_RESULT_BYTES_PER_EXECUTION: u64 = 64 << 20;
 
 /// How an admitted call is answered.
 #[derive(Debug)]
@@ -52,7 +56,7 @@ pub struct ClientCall {
     pub id: String,
     pub seq: u64,
     pub name: String,
-    pub input: serde_json::Map<String, serde_json::Value>,
+    pub input: Arc<serde_json::Map<String, serde_json::Value>>,
     /// Past this, the script gets `TimeoutError` from the call.
     pub deadline: Instant,
 }
@@ -65,7 +69,10 @@ pub struct RunState {
     pub container_id: String,
     pub owner: String,
     pub number: u64,
+    pub code: String,
     pub tools: Vec<crate::tools::ToolDefinition>,
+    /// Calls each tool has had, for `max_calls_per_execution`.
+    pub calls_per_tool: BTreeMap<String, u64>,
     pub limits: Limits,
     pub ledger: Vec<LedgerEntry>,
     pub client_calls: Vec<ClientCallState>,
@@ -80,7 +87,7 @@ pub struct ClientCallState {
     pub id: String,
     pub seq: u64,
     pub name: String,
-    pub input: serde_json::Map<String, serde_json::Value>,
+    pub input: Arc<serde_json::Map<String, serde_json::Value>>,
     /// Time left before the call times out.
     pub remaining_ms: u64,
 }
@@ -88,7 +95,7 @@ pub struct ClientCallState {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct HeldResult {
     pub seq: u64,
-    pub content: Option<String>,
+    pub content: Option<Arc<str>>,
     pub error: Option<ToolFailure>,
 }
 
@@ -143,6 +150,7 @@ pub struct Run {
     pub container_id: String,
     pub owner: String,
     pub number: u64,
+    pub code: String,
     pub toolset: Toolset,
     pub limits: Limits,
     pub ledger: Vec<LedgerEntry>,
@@ -173,6 +181,7 @@ impl Run {
             container_id: context.container_id,
             owner: context.owner,
             number: context.number,
+            code: String::new(),
             toolset,
             limits,
             ledger: Vec::new(),
@@ -210,12 +219,38 @@ impl Run {
         // On record before the code runs: a crash during it leaves an execution to mark
         // interrupted, not one that never was.
         self.flush().await?;
+        self.code = code.to_owned();
         let request = ExecuteRequest { code, tools: &guest_tools, limits: self.limits, now_ns: Some(now_ns) };
         let step = container.execute(request).await;
         let progress = match step {
             Ok(step) => self.advance(container, step, dispatcher).await,
             Err(e) => Err(e.into()),
         };
+        self.conclude(progress).await
+    }
+
+    /// Records what the engine could not finish as such: an execution that failed in the
+    /// host gets a finish record too, so that none stays `running` on record.
+    async fn conclude(&mut self, progress: Result<Progress, EngineError>) -> Result<Progress, EngineError> {
+        if let Err(error) = &progress
+            && !matches!(error, EngineError::Audit(_))
+        {
+            let outcome = Outcome {
+                stdout: String::new(),
+                stderr: String::new(),
+                return_code: crate::sandbox::STOPPED_RETURN_CODE,
+                value_repr: None,
+                error: None,
+                counts: BTreeMap::new(),
+                stop: None,
+                run_time: Duration::ZERO,
+                tool_calls: self.usage.tool_calls,
+            };
+            for seq in self.client_calls.drain(..).map(|c| c.seq).collect::<Vec<_>>() {
+                self.set_status(seq, CallStatus::Cancelled);
+            }
+            self.finish(&outcome, "internal_error", Some(error.to_string()));
+        }
         self.flush().await?;
         progress
     }
@@ -251,9 +286,10 @@ impl Run {
 
     /// Checks that `answers` (tool_use id, result) answer exactly the pending client calls.
     pub fn check_answers<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Result<(), AnswerError> {
-        let mut seen = std::collections::BTreeSet::new();
+        let pending: HashSet<&str> = self.client_calls.iter().map(|c| c.id.as_str()).collect();
+        let mut seen = HashSet::new();
         for id in ids {
-            if !self.client_calls.iter().any(|c| c.id == id) {
+            if !pending.contains(id) {
                 return Err(AnswerError::Unknown(id.to_owned()));
             }
             if !seen.insert(id) {
@@ -274,17 +310,15 @@ impl Run {
     ) -> Result<Progress, EngineError> {
         self.check_answers(answers.iter().map(|(id, _)| id.as_str())).expect("answers were checked by the caller");
         let mut results = std::mem::take(&mut self.held);
+        let seq_of: HashMap<String, u64> = self.client_calls.drain(..).map(|c| (c.id, c.seq)).collect();
         for (id, result) in answers {
-            let position = self.client_calls.iter().position(|c| c.id == id).expect("checked");
-            let call = self.client_calls.remove(position);
-            results.push(self.settle(call.seq, result, 1));
+            results.push(self.settle(seq_of[&id], result, 1));
         }
         let progress = match self.resume(container, results).await {
             Ok(step) => self.advance(container, step, dispatcher).await,
             Err(e) => Err(e),
         };
-        self.flush().await?;
-        progress
+        self.conclude(progress).await
     }
 
     /// Moves the script on without the client's answers: calls past their deadline get
@@ -310,8 +344,7 @@ impl Run {
             Ok(step) => self.advance(container, step, dispatcher).await,
             Err(e) => Err(e),
         };
-        self.flush().await?;
-        progress
+        self.conclude(progress).await
     }
 
     /// This run as data (only meaningful while it waits for the client).
@@ -323,7 +356,9 @@ impl Run {
             container_id: self.container_id.clone(),
             owner: self.owner.clone(),
             number: self.number,
+            code: self.code.clone(),
             tools: self.toolset.tools().map(|t| t.definition.clone()).collect(),
+            calls_per_tool: self.toolset.calls().clone(),
             limits: self.limits,
             ledger: self.ledger.clone(),
             client_calls: self
@@ -357,7 +392,9 @@ impl Run {
             owner: state.owner,
             number: state.number,
         };
-        let mut run = Run::new(context, Toolset::from_definitions(state.tools)?, state.limits, recorder);
+        let toolset = Toolset::from_definitions(state.tools)?.with_calls(state.calls_per_tool);
+        let mut run = Run::new(context, toolset, state.limits, recorder);
+        run.code = state.code;
         run.ledger = state.ledger;
         run.client_calls = state
             .client_calls
@@ -445,8 +482,8 @@ impl Run {
                 seq: call.seq,
                 tool: call.name.clone(),
                 caller: CALLER_TYPE.into(),
-                input: call.input.clone(),
-                raw_input: coerced.then_some(raw_input),
+                input: Arc::new(call.input.clone()),
+                raw_input: coerced.then(|| Arc::new(raw_input)),
                 coerced,
                 status: CallStatus::Requested,
                 error_code: None,
@@ -473,21 +510,38 @@ impl Run {
         if admitted.iter().any(|(admission, _, _)| admission.tool.may_act()) {
             self.flush().await?;
         }
-        let dispatched = futures_util::future::join_all(
-            admitted.iter().map(|(admission, call, context)| dispatcher.dispatch(admission, call, context)),
-        )
-        .await;
+        // In call order, a bounded number at a time: a gather of thousands of `http` calls
+        // neither opens thousands of connections nor buffers thousands of replies.
+        let dispatched = {
+            let calls: Vec<_> = admitted
+                .iter()
+                .map(|(admission, call, context)| dispatcher.dispatch(admission, call, context))
+                .collect();
+            let mut calls = calls.into_iter();
+            let mut in_flight = futures_util::stream::FuturesOrdered::new();
+            in_flight.extend(calls.by_ref().take(crate::tools::http::MAX_CONCURRENT_CALLS_PER_EXECUTION));
+            let mut dispatched = Vec::with_capacity(admitted.len());
+            while let Some(done) = in_flight.next().await {
+                dispatched.push(done);
+                in_flight.extend(calls.next());
+            }
+            dispatched
+        };
         let pending_timeout = Duration::from_millis(self.limits.pending_timeout_ms);
         for ((_, call, context), dispatch) in admitted.into_iter().zip(dispatched) {
             match dispatch {
                 Dispatch::Ready { result, attempts } => ready.push(self.settle(call.seq, result, attempts)),
-                Dispatch::Client => self.client_calls.push(ClientCall {
-                    id: context.call_id,
-                    seq: call.seq,
-                    name: call.name,
-                    input: call.input,
-                    deadline: Instant::now() + pending_timeout,
-                }),
+                Dispatch::Client => {
+                    // The ledger holds the same arguments: share them rather than copy.
+                    let input = self.find_entry(call.seq).map(|e| e.input.clone()).unwrap_or_default();
+                    self.client_calls.push(ClientCall {
+                        id: context.call_id,
+                        seq: call.seq,
+                        name: call.name,
+                        input,
+                        deadline: Instant::now() + pending_timeout,
+                    })
+                }
             }
         }
         Ok(ready)
@@ -508,21 +562,37 @@ impl Run {
     /// `attempts` is 0 for a call the gate refused (nothing was attempted).
     fn settle(&mut self, seq: u64, result: Result<String, ToolFailure>, attempts: u32) -> CallResult {
         let refused = attempts == 0;
-        let tool = self.ledger.iter().find(|e| e.seq == seq).map(|e| e.tool.as_str());
-        let hash_only = tool
-            .and_then(|name| self.toolset.get(name))
+        let result = result.and_then(|text| {
+            let total = self.usage.tool_result_bytes.saturating_add(text.len() as u64);
+            if total > MAX_RESULT_BYTES_PER_EXECUTION {
+                return Err(ToolFailure::new(
+                    "result_too_large",
+                    format!(
+                        "a result of {} bytes would take this execution's tool results past \
+                         {MAX_RESULT_BYTES_PER_EXECUTION} bytes",
+                        text.len()
+                    ),
+                ));
+            }
+            Ok(text)
+        });
+        let hash_only = self
+            .position(seq)
+            .and_then(|at| self.toolset.get(&self.ledger[at].tool))
             .is_some_and(|tool| tool.definition.result_storage == crate::tools::ResultStorage::Hash);
         let entry = self.entry_mut(seq);
         entry.attempts = attempts;
         let (status, result) = match result {
             Ok(text) => {
-                entry.result_bytes = text.len() as u64;
+                let len = text.len() as u64;
+                let text: Arc<str> = text.into();
+                entry.result_bytes = len;
                 if hash_only {
                     entry.result_sha256 = Some(crate::sandbox::image::hex(&Sha256::digest(text.as_bytes())));
                 } else {
                     entry.result = Some(text.clone());
                 }
-                self.usage.tool_result_bytes += text.len() as u64;
+                self.usage.tool_result_bytes += len;
                 (CallStatus::Succeeded, CallResult::ok(seq, text))
             }
             Err(failure) => {
@@ -541,22 +611,31 @@ impl Run {
         result
     }
 
+    /// Cancels the calls the script no longer waits for (the container only passes calls
+    /// that were outstanding, so this is bounded by what the script made).
     fn cancel(&mut self, seqs: &[u64]) {
+        if seqs.is_empty() {
+            return;
+        }
+        let cancelled: HashSet<u64> = seqs.iter().copied().collect();
+        self.client_calls.retain(|c| !cancelled.contains(&c.seq));
+        self.held.retain(|r| !cancelled.contains(&r.seq));
         for &seq in seqs {
-            self.client_calls.retain(|c| c.seq != seq);
-            self.held.retain(|r| r.seq != seq);
             if self.find_entry(seq).is_some_and(|entry| !entry.status.is_final()) {
                 self.set_status(seq, CallStatus::Cancelled);
             }
         }
     }
 
-    /// The entry of a call; `None` for a seq this execution never made (the guest names
-    /// cancelled calls, and the guest is not trusted).
-    fn find_entry(&mut self, seq: u64) -> Option<&mut LedgerEntry> {
-        // Seqs are unique within an execution and the ledger is in seq order.
+    /// Where a call is in the ledger; `None` for a seq this execution never made.
+    fn position(&self, seq: u64) -> Option<usize> {
+        // The host numbers calls in the order it records them: the ledger is in seq order.
         let at = self.ledger.partition_point(|e| e.seq < seq);
-        self.ledger.get_mut(at).filter(|e| e.seq == seq)
+        self.ledger.get(at).is_some_and(|e| e.seq == seq).then_some(at)
+    }
+
+    fn find_entry(&mut self, seq: u64) -> Option<&mut LedgerEntry> {
+        self.position(seq).map(|at| &mut self.ledger[at])
     }
 
     fn entry_mut(&mut self, seq: u64) -> &mut LedgerEntry {
@@ -597,6 +676,10 @@ impl Run {
         let mut counts =
             AutoCounts { calls_per_pause: self.pauses.iter().map(|&n| n as u64).collect(), ..AutoCounts::default() };
         for call in &self.ledger {
+            if self.toolset.get(&call.tool).is_none() {
+                counts.unknown_tool_calls += 1;
+                continue;
+            }
             *counts.calls_per_tool.entry(call.tool.clone()).or_default() += 1;
             if let Some(result) = call.result.as_deref().filter(|r| r.trim_start().starts_with('['))
                 && let Ok(items) = serde_json::from_str::<Vec<serde::de::IgnoredAny>>(result)

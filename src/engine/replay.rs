@@ -102,7 +102,10 @@ fn describe(tool: &str, input: &serde_json::Map<String, serde_json::Value>) -> S
 }
 
 /// Runs one recorded execution; the first divergence from the recording, if any.
-async fn replay_one(container: &mut Container, execution: &ExecutionHistory) -> Result<Option<String>, ReplayError> {
+pub(crate) async fn replay_one(
+    container: &mut Container,
+    execution: &ExecutionHistory,
+) -> Result<Option<String>, ReplayError> {
     let definitions: Vec<ToolDefinition> = serde_json::from_value(execution.tools.clone())
         .map_err(|e| ReplayError::Unreplayable(format!("recorded tools: {e}")))?;
     let toolset = Toolset::from_definitions(definitions).map_err(ReplayError::Unreplayable)?;
@@ -158,7 +161,7 @@ async fn replay_one(container: &mut Container, execution: &ExecutionHistory) -> 
                 )));
             };
             let expected_input = expected.raw_input.as_ref().unwrap_or(&expected.input);
-            if expected.tool != call.name || *expected_input != call.input {
+            if expected.tool != call.name || **expected_input != call.input {
                 return Ok(Some(format!(
                     "call {calls_seen}: expected {}, the script called {actual}",
                     describe(&expected.tool, expected_input)

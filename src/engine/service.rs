@@ -22,6 +22,10 @@ use std::time::{Duration, Instant, SystemTime};
 use uuid::Uuid;
 
 mod durable;
+mod quotas;
+
+pub use quotas::Quotas;
+use quotas::ReplayGate;
 
 /// Anthropic's containers expire after five idle minutes.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
@@ -33,6 +37,10 @@ pub const MAX_RETAINED_EXECUTIONS: usize = 10_000;
 /// Ids of removed containers remembered, to answer 410 rather than 404.
 pub const MAX_REMEMBERED_GONE: usize = 10_000;
 pub const MAX_CODE_BYTES: usize = 1 << 20;
+/// The longest a shutdown spends saving containers (one snapshot takes milliseconds).
+pub const SHUTDOWN_SAVE_BUDGET: Duration = Duration::from_secs(4);
+/// Executions waiting to have their tokens counted; past this, only estimates are recorded.
+pub const MAX_QUEUED_TOKEN_COUNTS: usize = 256;
 pub const MAX_TOOLS_PER_EXECUTION: usize = 256;
 /// Containers kept in memory before the least recently used idle one is unloaded.
 pub const DEFAULT_MAX_LIVE_CONTAINERS: usize = 256;
@@ -64,6 +72,10 @@ pub struct ServiceConfig {
     pub lease_ttl: Duration,
     /// This node's name in leases.
     pub node: String,
+    /// What one API key may hold at once.
+    pub quotas: Quotas,
+    /// Carries out `http` tools, to the destinations the operator allows (none by default).
+    pub http: HttpExecutor,
 }
 
 impl ServiceConfig {
@@ -86,6 +98,8 @@ impl Default for ServiceConfig {
             handoff_idle: None,
             lease_ttl: DEFAULT_LEASE_TTL,
             node: format!("node-{}", Uuid::new_v4().simple()),
+            quotas: Quotas::default(),
+            http: HttpExecutor::default(),
         }
     }
 }
@@ -109,6 +123,9 @@ pub enum ServiceError {
     Unrestorable(String, String),
     #[error("the service is at capacity: {0}")]
     Capacity(String),
+    /// A per-key quota is used up (see [`Quotas`]); it frees as the key's work ends.
+    #[error("{0}")]
+    Quota(String),
     #[error("the service is shutting down")]
     ShuttingDown,
     #[error("internal error: {0}")]
@@ -151,7 +168,7 @@ pub enum ExecutionStatus {
 pub struct ToolUse {
     pub id: String,
     pub name: String,
-    pub input: serde_json::Map<String, serde_json::Value>,
+    pub input: Arc<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl From<&super::ClientCall> for ToolUse {
@@ -254,13 +271,22 @@ struct Inner {
     sandbox: Sandbox,
     config: ServiceConfig,
     registry: ToolRegistry,
-    http: HttpExecutor,
     metrics: Metrics,
     recorder: Arc<dyn Recorder>,
     store: Option<Arc<Store>>,
     containers: Mutex<HashMap<Uuid, Arc<ContainerEntry>>>,
     gone: Mutex<Bounded<Uuid, Gone>>,
-    executions: Mutex<Bounded<String, Arc<ExecutionEntry>>>,
+    /// Executions running or waiting for tool results: never forgotten while they are, so a
+    /// waiting execution stays answerable whatever other keys do (each key's waiting ones are
+    /// capped by its quota).
+    live_executions: Mutex<HashMap<String, Arc<ExecutionEntry>>>,
+    /// Finished executions, the most recent kept for quick reads (older ones are read from
+    /// the audit store).
+    finished_executions: Mutex<Bounded<String, Arc<ExecutionEntry>>>,
+    replays: Arc<ReplayGate>,
+    /// Token counts waiting (bounded) and the one being counted.
+    token_queue: Arc<tokio::sync::Semaphore>,
+    token_turn: Arc<tokio::sync::Semaphore>,
     shutting_down: AtomicBool,
     /// One restore at a time per container (others wait for it rather than load twice).
     restoring: Mutex<HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>>,
@@ -291,10 +317,6 @@ impl<K: std::hash::Hash + Eq + Clone, V> Bounded<K, V> {
 
     fn get(&self, key: &K) -> Option<&V> {
         self.by_key.get(key)
-    }
-
-    fn values(&self) -> impl Iterator<Item = &V> {
-        self.by_key.values()
     }
 }
 
@@ -357,27 +379,34 @@ impl Service {
     /// With `shared_as` (this node's name, when several nodes share the store) only
     /// containers whose lease has lapsed are touched: another live node may be running the
     /// rest. A single node owns every lease, so stale ones from its last life are cleared.
-    pub async fn recover_interrupted(store: &Store, shared_as: Option<&str>) -> Result<usize, ServiceError> {
+    pub async fn recover_interrupted(
+        store: &Store,
+        shared_as: Option<&str>,
+        lease_ttl: Duration,
+    ) -> Result<usize, ServiceError> {
         if shared_as.is_none() {
             store.clear_leases().await?;
         }
         let mut marked = 0;
         for (container_id, execution_id) in store.unfinished_executions().await? {
             if let Some(node) = shared_as {
-                let until = crate::audit::unix_ms(SystemTime::now() + DEFAULT_LEASE_TTL) as i64;
+                let until = crate::audit::unix_ms(SystemTime::now() + lease_ttl) as i64;
                 if !store.acquire_lease(&container_id, node, until).await? {
                     continue;
                 }
             }
-            let waiting = match store.load_container(&container_id).await? {
-                Some(stored) => {
-                    stored.run_state.is_some_and(|state| state.contains(&format!("\"id\":\"{execution_id}\"")))
-                }
-                None => false,
-            };
+            let stored = store.load_container(&container_id).await?;
+            let waiting = stored.is_some_and(|s| s.waiting_execution.as_deref() == Some(execution_id.as_str()));
             if !waiting {
-                Service::recover_execution(store, &container_id, &execution_id).await?;
-                marked += 1;
+                // One unreadable history must not keep the service from starting: it is
+                // logged and marked, and the rest are recovered.
+                match Service::recover_execution(store, &container_id, &execution_id).await {
+                    Ok(()) => marked += 1,
+                    Err(e) => tracing::error!(
+                        container = %container_id, execution = %execution_id, error = %e,
+                        "could not mark an interrupted execution"
+                    ),
+                }
             }
             if let Some(node) = shared_as {
                 store.release_lease(&container_id, node).await?;
@@ -386,19 +415,48 @@ impl Service {
         Ok(marked)
     }
 
-    /// Records one execution as interrupted, with its calls in flight cancelled.
+    /// Records one execution as interrupted, with its calls in flight cancelled. Records of
+    /// it that cannot be read are logged and it is marked all the same, without its calls.
     async fn recover_execution(store: &Store, container_id: &str, execution_id: &str) -> Result<(), ServiceError> {
-        let records = store.records(container_id).await?;
-        let history = ContainerHistory::from_records(container_id, &records).map_err(ServiceError::Internal)?;
-        let Some(execution) = history.execution(execution_id) else { return Ok(()) };
+        let records = store.execution_records(container_id, execution_id, i64::MAX).await?;
+        let mut history = ContainerHistory {
+            container_id: container_id.to_owned(),
+            owner: String::new(),
+            seed: 0,
+            image_hash: String::new(),
+            forked_from: None,
+            executions: Vec::new(),
+            closed: None,
+        };
+        let read = history.continue_with(&records);
+        let execution = match (&read, history.execution(execution_id)) {
+            (Ok(()), Some(execution)) if execution.finished.is_some() => return Ok(()),
+            (Ok(()), Some(execution)) => Some(execution),
+            (Ok(()), None) => return Ok(()),
+            (Err(why), _) => {
+                tracing::error!(container = %container_id, execution = %execution_id, error = %why,
+                    "an interrupted execution's records cannot be read; marking it without them");
+                None
+            }
+        };
         let now = crate::audit::unix_ms(SystemTime::now());
+        let ledger = execution.map_or(&[][..], |e| e.ledger.as_slice());
+        let known = execution.map(|e| e.tool_names()).unwrap_or_default();
         let mut auto_counts = crate::audit::AutoCounts::default();
-        for call in &execution.ledger {
-            *auto_counts.calls_per_tool.entry(call.tool.clone()).or_default() += 1;
+        for call in ledger {
+            if known.contains(&call.tool) {
+                *auto_counts.calls_per_tool.entry(call.tool.clone()).or_default() += 1;
+            } else {
+                auto_counts.unknown_tool_calls += 1;
+            }
         }
-        let usage = Usage { tool_calls: execution.ledger.len() as u64, ..Usage::default() };
+        let usage = Usage { tool_calls: ledger.len() as u64, ..Usage::default() };
+        let error_message = match &read {
+            Ok(()) => "the process running the execution stopped before it finished".to_owned(),
+            Err(why) => format!("the process running the execution stopped; its records could not be read: {why}"),
+        };
         let mut events = Vec::new();
-        for call in execution.ledger.iter().filter(|c| !c.status.is_final()) {
+        for call in ledger.iter().filter(|c| !c.status.is_final()) {
             let mut call = call.clone();
             call.status = CallStatus::Cancelled;
             call.error_code = Some("interrupted".into());
@@ -416,7 +474,7 @@ impl Service {
             stderr: String::new(),
             value_repr: None,
             exception: None,
-            error_message: Some("the process running the execution stopped before it finished".into()),
+            error_message: Some(error_message),
             counts: Default::default(),
             auto_counts,
             usage,
@@ -434,16 +492,19 @@ impl Service {
     fn build(sandbox: Sandbox, config: ServiceConfig, recorder: Arc<dyn Recorder>, store: Option<Arc<Store>>) -> Self {
         let service = Self {
             inner: Arc::new(Inner {
+                registry: ToolRegistry::new(config.quotas.tools),
                 sandbox,
                 config,
-                registry: ToolRegistry::default(),
-                http: HttpExecutor::default(),
                 metrics: Metrics::default(),
                 recorder,
                 store,
                 containers: Mutex::default(),
                 gone: Mutex::new(Bounded::new(MAX_REMEMBERED_GONE)),
-                executions: Mutex::new(Bounded::new(MAX_RETAINED_EXECUTIONS)),
+                live_executions: Mutex::default(),
+                finished_executions: Mutex::new(Bounded::new(MAX_RETAINED_EXECUTIONS)),
+                replays: Arc::default(),
+                token_queue: Arc::new(tokio::sync::Semaphore::new(MAX_QUEUED_TOKEN_COUNTS)),
+                token_turn: Arc::new(tokio::sync::Semaphore::new(1)),
                 shutting_down: AtomicBool::new(false),
                 restoring: Mutex::new(HashMap::new()),
             }),
@@ -452,8 +513,47 @@ impl Service {
         service
     }
 
-    pub fn registry(&self) -> &ToolRegistry {
-        &self.inner.registry
+    // -- tools -----------------------------------------------------------------------
+
+    /// Registers a tool for `owner`; an `http` tool's URL must be one the operator allows.
+    pub fn create_tool(&self, owner: &Owner, definition: ToolDefinition) -> Result<Arc<Tool>, ServiceError> {
+        use crate::tools::registry::RegistryError;
+        self.check_destination(&definition)?;
+        self.inner.registry.create(owner, definition).map_err(|e| match e {
+            RegistryError::Invalid(m) => ServiceError::InvalidRequest(m),
+            RegistryError::Exists(_) => ServiceError::Conflict(e.to_string()),
+            RegistryError::Quota(_) => ServiceError::Quota(e.to_string()),
+        })
+    }
+
+    /// `owner`'s tools, by name.
+    pub fn list_tools(&self, owner: &Owner) -> Vec<Arc<Tool>> {
+        self.inner.registry.list(owner)
+    }
+
+    pub fn get_tool(&self, owner: &Owner, name: &str) -> Result<Arc<Tool>, ServiceError> {
+        self.inner.registry.get(owner, name).ok_or_else(|| ServiceError::NotFound(format!("tool {name}")))
+    }
+
+    pub fn delete_tool(&self, owner: &Owner, name: &str) -> Result<(), ServiceError> {
+        if self.inner.registry.delete(owner, name) {
+            Ok(())
+        } else {
+            Err(ServiceError::NotFound(format!("tool {name}")))
+        }
+    }
+
+    /// Refuses an `http` tool whose URL is not under a prefix the operator allows.
+    fn check_destination(&self, definition: &ToolDefinition) -> Result<(), ServiceError> {
+        match &definition.executor {
+            Executor::Http { url } => self
+                .inner
+                .config
+                .http
+                .check_url(url)
+                .map_err(|e| ServiceError::InvalidRequest(format!("tool {}: {e}", definition.name))),
+            Executor::Client => Ok(()),
+        }
     }
 
     pub fn config(&self) -> &ServiceConfig {
@@ -462,7 +562,7 @@ impl Service {
 
     pub fn metrics_text(&self) -> String {
         let containers = lock(&self.inner.containers).len() as u64;
-        let executions_waiting = lock(&self.inner.executions)
+        let executions_waiting = lock(&self.inner.live_executions)
             .values()
             .filter(|e| lock(&e.view).status == ExecutionStatus::RequiresAction)
             .count() as u64;
@@ -496,16 +596,26 @@ impl Service {
             .map_err(|_| ServiceError::Conflict(format!("container {id} is running an execution")))?;
         self.interrupt_waiting(&mut slot, "the container was deleted").await;
         self.forget_container(id, Gone::Deleted);
-        if let Some(store) = &self.inner.store {
-            store.delete_container(&id.to_string()).await?;
+        self.close(id, "deleted").await
+    }
+
+    /// Records that a container was closed (`deleted`, `expired`) and drops its snapshot: its
+    /// history stays in the audit trail, and it is never rebuilt from it.
+    async fn close(&self, id: Uuid, reason: &str) -> Result<(), ServiceError> {
+        match &self.inner.store {
+            Some(store) => self.close_stored(store, &id.to_string(), reason).await,
+            None => {
+                let closed = Event::ContainerClosed { reason: reason.to_owned() };
+                Ok(self.inner.recorder.record(&id.to_string(), vec![closed]).await?)
+            }
         }
-        Ok(())
     }
 
     async fn new_container(&self, owner: &Owner) -> Result<Arc<ContainerEntry>, ServiceError> {
         if self.inner.shutting_down.load(Ordering::Relaxed) {
             return Err(ServiceError::ShuttingDown);
         }
+        self.check_container_quota(owner)?;
         self.make_room().await?;
         let container = self.inner.sandbox.create_container().await?;
         self.adopt_new(owner, container, None, 0).await
@@ -568,6 +678,31 @@ impl Service {
         }
     }
 
+    /// Refuses a new container to a key that has as many live as its quota allows.
+    fn check_container_quota(&self, owner: &Owner) -> Result<(), ServiceError> {
+        let live = lock(&self.inner.containers).values().filter(|e| &e.owner == owner).count();
+        if live >= self.inner.config.quotas.containers {
+            return Err(ServiceError::Quota(format!(
+                "this API key has {live} live containers, the most it may (delete or let some expire)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses a new execution to a key with as many waiting for tool results as it may have.
+    fn check_waiting_quota(&self, owner: &Owner) -> Result<(), ServiceError> {
+        let waiting = lock(&self.inner.live_executions)
+            .values()
+            .filter(|e| &e.owner == owner && lock(&e.view).status == ExecutionStatus::RequiresAction)
+            .count();
+        if waiting >= self.inner.config.quotas.waiting_executions {
+            return Err(ServiceError::Quota(format!(
+                "this API key has {waiting} executions waiting for tool results, the most it may"
+            )));
+        }
+        Ok(())
+    }
+
     fn expires_at(&self, entry: &ContainerEntry) -> SystemTime {
         let idle_end = *lock(&entry.last_used) + self.inner.config.idle_timeout;
         idle_end.min(entry.created_at + self.inner.config.max_age)
@@ -619,10 +754,8 @@ impl Service {
             let Ok(mut slot) = entry.slot.try_lock() else { continue };
             self.interrupt_waiting(&mut slot, "the container expired").await;
             self.forget_container(entry.id, Gone::Expired);
-            if let Some(store) = &self.inner.store
-                && let Err(e) = store.delete_container(&entry.id.to_string()).await
-            {
-                tracing::warn!(container = %entry.id, error = %e, "could not delete an expired container's snapshot");
+            if let Err(e) = self.close(entry.id, "expired").await {
+                tracing::warn!(container = %entry.id, error = %e, "could not record an expired container");
             }
             self.inner.metrics.container_expired();
         }
@@ -640,7 +773,8 @@ impl Service {
         if request.code.len() > MAX_CODE_BYTES {
             return Err(ServiceError::InvalidRequest(format!("code is longer than {MAX_CODE_BYTES} bytes")));
         }
-        let toolset = self.toolset(&request)?;
+        let toolset = self.toolset(owner, &request)?;
+        self.check_waiting_quota(owner)?;
         let limits = self
             .inner
             .config
@@ -685,7 +819,7 @@ impl Service {
         };
         let execution = Arc::new(ExecutionEntry { owner: owner.clone(), view: Mutex::new(view) });
         self.remember_execution(id, execution.clone());
-        let dispatcher = ServiceDispatcher { http: &self.inner.http };
+        let dispatcher = ServiceDispatcher { http: &self.inner.config.http };
         let progress = run.start(&mut slot.container, &request.code, &dispatcher).await;
         let view = self.after_progress(&entry, &mut slot, &execution, run, progress);
         self.save_after_execution(&entry, &mut slot).await;
@@ -730,8 +864,16 @@ impl Service {
         if &stored_owner != owner {
             return Err(not_found());
         }
-        let records = store.records(&container_id).await?;
-        ContainerHistory::from_records(&container_id, &records).map_err(ServiceError::Internal)
+        // The index says who may look; the sealed chain must say the same.
+        let history = store
+            .verified_history(&container_id)
+            .await
+            .map_err(|e| ServiceError::Conflict(format!("the audit trail does not verify: {e}")))?
+            .ok_or_else(not_found)?;
+        match history.execution(execution_id) {
+            Some(execution) if &execution.owner == owner && &history.owner == owner => Ok(history),
+            _ => Err(not_found()),
+        }
     }
 
     /// Executions in the audit store, newest first.
@@ -749,14 +891,27 @@ impl Service {
     pub async fn container_records(&self, owner: &Owner, id: Uuid) -> Result<Vec<Record>, ServiceError> {
         let store = self.store()?;
         let id = id.to_string();
-        match store.container_owner(&id).await? {
-            Some(stored) if &stored == owner => Ok(store.records(&id).await?),
-            _ => Err(ServiceError::NotFound(format!("container {id}"))),
+        let not_found = || ServiceError::NotFound(format!("container {id}"));
+        if store.container_owner(&id).await?.as_ref() != Some(owner) {
+            return Err(not_found());
+        }
+        let records = store.records(&id).await?;
+        // Exported as stored (a broken chain is the reader's to see), but only to the owner
+        // the sealed chain names.
+        let created = records.first().and_then(|r| r.event().ok());
+        match created {
+            Some(Event::ContainerCreated { owner: sealed_owner, .. })
+                if &sealed_owner == owner && crate::audit::record_seal_holds(store.chain_key(), &records[0]) =>
+            {
+                Ok(records)
+            }
+            _ => Err(not_found()),
         }
     }
 
     /// Replays an execution from its container's recorded history.
     pub async fn replay(&self, owner: &Owner, execution_id: &str) -> Result<ReplayReport, ServiceError> {
+        let _permit = self.inner.replays.admit(owner, &self.inner.config.quotas)?;
         let history = self.stored_history(owner, execution_id).await?;
         let history = self.full_history(&history.container_id).await?;
         replay(&self.inner.sandbox, &history, execution_id).await.map_err(|e| match e {
@@ -809,7 +964,7 @@ impl Service {
             return Err(ServiceError::InvalidRequest(e.to_string()));
         }
         self.touch(&entry);
-        let dispatcher = ServiceDispatcher { http: &self.inner.http };
+        let dispatcher = ServiceDispatcher { http: &self.inner.config.http };
         let progress = run.answer(&mut slot.container, answers, &dispatcher).await;
         let view = self.after_progress(&entry, &mut slot, &execution, run, progress);
         self.save_after_execution(&entry, &mut slot).await;
@@ -817,15 +972,24 @@ impl Service {
     }
 
     fn find_execution(&self, owner: &Owner, id: &str) -> Result<Arc<ExecutionEntry>, ServiceError> {
-        lock(&self.inner.executions)
-            .get(&id.to_owned())
+        let live = lock(&self.inner.live_executions).get(id).cloned();
+        live.or_else(|| lock(&self.inner.finished_executions).get(&id.to_owned()).cloned())
             .filter(|e| &e.owner == owner)
-            .cloned()
             .ok_or_else(|| ServiceError::NotFound(format!("execution {id}")))
     }
 
+    /// Keeps a running (or waiting) execution where readers and `tool_results` find it.
     fn remember_execution(&self, id: String, entry: Arc<ExecutionEntry>) {
-        lock(&self.inner.executions).insert(id, entry);
+        lock(&self.inner.live_executions).insert(id, entry);
+    }
+
+    /// Moves a finished execution among the recent ones (which may forget it: the audit store
+    /// has it).
+    fn retire_execution(&self, id: &str) {
+        let entry = lock(&self.inner.live_executions).remove(id);
+        if let Some(entry) = entry {
+            lock(&self.inner.finished_executions).insert(id.to_owned(), entry);
+        }
     }
 
     /// Publishes where the execution stands, keeps a waiting run in the slot, and arms the
@@ -864,6 +1028,7 @@ impl Service {
                 metrics.execution(if view.status == ExecutionStatus::Completed { "completed" } else { "failed" });
                 self.count_tokens_later(&run, &outcome);
                 view.outcome = Some(outcome);
+                self.retire_execution(&run.id);
             }
             Ok(Progress::WaitingForClient) => {
                 self.inner.metrics.execution("requires_action");
@@ -879,28 +1044,44 @@ impl Service {
                 view.tool_uses.clear();
                 view.error = Some(ExecutionError { kind: "internal_error".into(), message: error.to_string() });
                 self.inner.metrics.execution("failed");
+                self.retire_execution(&run.id);
             }
         }
         view.clone()
     }
 
     /// Tokenizing what stayed in and what came out takes milliseconds for large results, so
-    /// it happens after the answer, into the executions index.
+    /// it happens after the answer, into the executions index: one execution at a time, at
+    /// a bounded cost each (see [`super::tokens`]); when too many wait, only estimates are
+    /// recorded.
     fn count_tokens_later(&self, run: &Run, outcome: &Outcome) {
         let Some(store) = self.inner.store.clone() else { return };
-        let inside: Vec<String> = run.ledger.iter().filter_map(|c| c.result.clone()).collect();
-        let returned = format!("{}{}{}", outcome.stdout, outcome.stderr, outcome.value_repr.as_deref().unwrap_or(""));
+        let inside: Vec<Arc<str>> = run.ledger.iter().filter_map(|c| c.result.clone()).collect();
+        let returned = [outcome.stdout.clone(), outcome.stderr.clone(), outcome.value_repr.clone().unwrap_or_default()];
         let id = run.id.clone();
+        let queue = self.inner.token_queue.clone();
+        let turn = self.inner.token_turn.clone();
         tokio::spawn(async move {
+            // Queued: counted in turn. Not queued (too many wait): estimated at once.
+            let place = queue.try_acquire_owned().ok();
+            let turn = match &place {
+                Some(_) => turn.acquire_owned().await.ok(),
+                None => None,
+            };
+            let exact = if turn.is_some() { super::tokens::EXACT_BUDGET_BYTES } else { 0 };
             let counted = tokio::task::spawn_blocking(move || {
-                let inside: u64 = inside.iter().map(|text| super::tokens::count(text)).sum();
-                (inside, super::tokens::count(&returned))
+                let mut inside_count = super::tokens::Counter::with_budget(exact);
+                inside.iter().for_each(|text| inside_count.add(text));
+                let mut returned_count = super::tokens::Counter::with_budget(exact);
+                returned.iter().for_each(|text| returned_count.add(text));
+                (inside_count.total(), returned_count.total())
             })
             .await;
-            if let Ok((inside, returned)) = counted
-                && let Err(e) = store.set_tokens(&id, inside as i64, returned as i64).await
-            {
-                tracing::warn!(execution = %id, error = %e, "could not record token counts");
+            if let Ok((inside, returned)) = counted {
+                let estimated = inside.estimated || returned.estimated;
+                if let Err(e) = store.set_tokens(&id, inside.tokens as i64, returned.tokens as i64, estimated).await {
+                    tracing::warn!(execution = %id, error = %e, "could not record token counts");
+                }
             }
         });
     }
@@ -932,12 +1113,12 @@ impl Service {
             slot.waiting = Some(run);
             return;
         }
-        let Some(execution) = lock(&self.inner.executions).get(&execution_id.to_owned()).cloned() else {
+        let Some(execution) = lock(&self.inner.live_executions).get(execution_id).cloned() else {
             slot.waiting = Some(run);
             return;
         };
         let mut run = run;
-        let dispatcher = ServiceDispatcher { http: &self.inner.http };
+        let dispatcher = ServiceDispatcher { http: &self.inner.config.http };
         let progress = run.expire(&mut slot.container, now, &dispatcher).await;
         self.after_progress(&entry, &mut slot, &execution, run, progress);
         self.save_after_execution(&entry, &mut slot).await;
@@ -952,7 +1133,8 @@ impl Service {
         {
             tracing::error!(execution = %run.id, error = %e, "could not record an interrupted execution");
         }
-        if let Some(execution) = lock(&self.inner.executions).get(&run.id).cloned() {
+        let execution = lock(&self.inner.live_executions).get(&run.id).cloned();
+        if let Some(execution) = execution {
             let mut view = lock(&execution.view);
             view.status = ExecutionStatus::Failed;
             view.tool_uses.clear();
@@ -961,16 +1143,33 @@ impl Service {
             view.ledger = run.ledger;
             self.inner.metrics.execution("failed");
         }
+        self.retire_execution(&run.id);
+    }
+
+    /// Refuses new executions and containers from now on (the start of a shutdown).
+    pub fn refuse_new_work(&self) {
+        self.inner.shutting_down.store(true, Ordering::Relaxed);
+    }
+
+    /// Stops every script running now: each ends `interrupted`, its container rolled back.
+    pub fn interrupt_running(&self) {
+        self.inner.sandbox.halt_running();
     }
 
     /// Refuses new work, then saves every container to the store (an execution waiting for
-    /// client tools resumes after the restart) and hands back its lease. Without a store,
-    /// executions waiting for client tools end as interrupted.
+    /// client tools resumes after the restart) and hands back its lease, within
+    /// [`SHUTDOWN_SAVE_BUDGET`]: a container still busy after that is left as it is (its state
+    /// is rebuilt from the audit trail at its next use). Without a store, executions waiting
+    /// for client tools end as interrupted.
     pub async fn shutdown(&self) {
-        self.inner.shutting_down.store(true, Ordering::Relaxed);
+        self.refuse_new_work();
+        let give_up = tokio::time::Instant::now() + SHUTDOWN_SAVE_BUDGET;
         let entries: Vec<_> = lock(&self.inner.containers).values().cloned().collect();
         for entry in entries {
-            let mut slot = entry.slot.lock().await;
+            let Ok(mut slot) = tokio::time::timeout_at(give_up, entry.slot.lock()).await else {
+                tracing::warn!(container = %entry.id, "not saved at shutdown: still busy (rebuilt from the audit trail)");
+                continue;
+            };
             if self.inner.store.is_none() {
                 self.interrupt_waiting(&mut slot, "the service shut down").await;
                 continue;
@@ -982,8 +1181,8 @@ impl Service {
         }
     }
 
-    /// Inline tools plus registered ones by name; names must not repeat.
-    fn toolset(&self, request: &NewExecution) -> Result<Toolset, ServiceError> {
+    /// Inline tools plus `owner`'s registered ones by name; names must not repeat.
+    fn toolset(&self, owner: &Owner, request: &NewExecution) -> Result<Toolset, ServiceError> {
         if request.tools.len() + request.tool_names.len() > MAX_TOOLS_PER_EXECUTION {
             return Err(ServiceError::InvalidRequest(format!("at most {MAX_TOOLS_PER_EXECUTION} tools per execution")));
         }
@@ -991,10 +1190,13 @@ impl Service {
         let named = request.tool_names.iter().map(|name| {
             self.inner
                 .registry
-                .get(name)
+                .get(owner, name)
                 .ok_or_else(|| ServiceError::InvalidRequest(format!("tool_names: no registered tool named {name:?}")))
         });
-        let inline = request.tools.iter().map(|d| Tool::new(d.clone()).map_err(ServiceError::InvalidRequest));
+        let inline = request.tools.iter().map(|d| {
+            self.check_destination(d)?;
+            Tool::new(d.clone()).map_err(ServiceError::InvalidRequest)
+        });
         for tool in inline.chain(named) {
             let tool = tool?;
             if tools.insert(tool.name().to_owned(), tool.clone()).is_some() {

@@ -7,12 +7,15 @@
 //! container is rebuilt from the base image by replaying the journal, so it is exactly as it
 //! was before that execution.
 
-use super::abi::{CallResult, GuestExports, GuestTool, PythonError, Request, Response, StepError, ToolCall};
+use super::abi::{
+    CallResult, GuestExports, GuestTool, MAX_ARGUMENT_BYTES_PER_EXECUTION, MAX_FAULT_MESSAGE_BYTES, PythonError,
+    Request, Response, StepError, ToolCall, WireResult, cut_text,
+};
 use super::limits::Limits;
 use super::snapshot::{CheckpointHeader, Header, RunningHeader, SNAPSHOT_FORMAT, StepHeader, decode, encode};
 use super::state::{Answer, BlockedCall, HostState, MemoryGuard, Output, Waiter};
 use super::{SandboxError, Shared};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -162,6 +165,9 @@ pub(crate) struct Checkpoint {
 pub const COMPACT_AFTER_STEPS: usize = 256;
 /// ... or this many bytes of inputs.
 pub const COMPACT_AFTER_BYTES: usize = 16 << 20;
+/// ... or this much guest run time: a rollback replays the journal, and what it costs the
+/// host must stay small whatever the executions before it computed.
+pub const COMPACT_AFTER_RUN_TIME: Duration = Duration::from_millis(50);
 
 type StepFuture = Pin<Box<dyn Future<Output = (Live, Result<Vec<u8>, StepError>)> + Send>>;
 
@@ -178,9 +184,53 @@ struct Running {
     steps: Vec<JournalStep>,
     run_time: Duration,
     tool_calls: u64,
-    /// The lowest call number the guest may use next.
+    /// The host's number for the next call (the guest's own numbers are only tokens).
     next_seq: u64,
+    /// Calls handed out and not yet answered or cancelled.
+    outstanding: Outstanding,
+    /// Argument text the execution may still send (see `MAX_ARGUMENT_BYTES_PER_EXECUTION`).
+    argument_budget: u64,
     parked: Option<Parked>,
+}
+
+/// The calls of an execution the guest waits on, by the host's number and by the guest's.
+/// Results go back under the guest's number; nothing the guest numbers reaches the ledger.
+#[derive(Default)]
+struct Outstanding {
+    guest_of: HashMap<u64, u64>,
+    host_of: HashMap<u64, u64>,
+}
+
+impl Outstanding {
+    fn insert(&mut self, guest: u64, host: u64) {
+        self.guest_of.insert(host, guest);
+        self.host_of.insert(guest, host);
+    }
+
+    /// The guest's number of an answered call; the call is no longer outstanding.
+    fn answer(&mut self, host: u64) -> Option<u64> {
+        let guest = self.guest_of.remove(&host)?;
+        self.host_of.remove(&guest);
+        Some(guest)
+    }
+
+    /// The host's number of a call the guest cancelled; `None` for one it does not have.
+    fn cancel(&mut self, guest: u64) -> Option<u64> {
+        let host = self.host_of.remove(&guest)?;
+        self.guest_of.remove(&host);
+        Some(host)
+    }
+
+    fn len(&self) -> usize {
+        self.guest_of.len()
+    }
+
+    /// (guest, host) pairs, in host order (snapshots keep them).
+    fn pairs(&self) -> Vec<(u64, u64)> {
+        let mut pairs: Vec<(u64, u64)> = self.host_of.iter().map(|(&g, &h)| (g, h)).collect();
+        pairs.sort_by_key(|&(_, host)| host);
+        pairs
+    }
 }
 
 impl Running {
@@ -203,6 +253,8 @@ pub struct Container {
     checkpoint: Option<Arc<Checkpoint>>,
     /// Inputs of the executions committed since the checkpoint.
     journal: Vec<JournalStep>,
+    /// Guest run time of the journaled executions: about what replaying them costs.
+    journal_run_time: Duration,
     running: Option<Running>,
     executions: u64,
     /// Set when a rollback failed; the container refuses further work.
@@ -244,6 +296,7 @@ impl Container {
             live: Some(Live { store, exports }),
             checkpoint: None,
             journal: Vec::new(),
+            journal_run_time: Duration::ZERO,
             running: None,
             executions: 0,
             broken: None,
@@ -317,14 +370,21 @@ impl Container {
             run_time: Duration::ZERO,
             tool_calls: 0,
             next_seq: 0,
+            outstanding: Outstanding::default(),
+            argument_budget: MAX_ARGUMENT_BYTES_PER_EXECUTION,
             parked: None,
         });
         self.run_step(frame, request.now_ns).await
     }
 
-    /// Answers pending calls (any subset; unknown seqs are ignored by the guest) and continues.
+    /// Answers pending calls by the host's numbers (any subset; numbers of calls that are not
+    /// outstanding are dropped) and continues.
     pub async fn resume(&mut self, results: &[CallResult], now_ns: Option<u64>) -> Result<Step, SandboxError> {
         let running = self.running.as_mut().ok_or(SandboxError::NotWaiting)?;
+        let results: Vec<WireResult> = results
+            .iter()
+            .filter_map(|result| Some(WireResult { guest_seq: running.outstanding.answer(result.seq)?, result }))
+            .collect();
         if let Some(parked) = running.parked.take() {
             let now_ns = now_ns.unwrap_or_else(unix_now_ns);
             let answer: Arc<[u8]> =
@@ -334,7 +394,7 @@ impl Container {
             let _ = parked.answer.send((answer, now_ns));
             return self.drive(parked.future, parked.blocked).await;
         }
-        let frame = serde_json::to_vec(&Request::Resume { results }).expect("results serialize");
+        let frame = serde_json::to_vec(&Request::Resume { results: &results }).expect("results serialize");
         self.run_step(frame, now_ns).await
     }
 
@@ -364,6 +424,7 @@ impl Container {
         state.clock.set_at_least(now_ns);
         state.deadline = Instant::now() + running.remaining();
         state.timed_out = false;
+        state.interruptible = true;
         state.waiter = Waiter::Live(blocked_tx);
         live.store.set_epoch_deadline(1);
         let frame: Arc<[u8]> = frame.into();
@@ -432,11 +493,16 @@ impl Container {
                 }
                 self.live = Some(live);
                 let running = self.running.take().expect("inside an execution");
+                let done = done.bounded(running.limits.max_output_bytes as usize);
                 let (stdout, stderr) = running.take_output();
                 self.journal.extend(running.steps);
+                self.journal_run_time += running.run_time;
                 self.executions += 1;
                 let journal_bytes: usize = self.journal.iter().map(|s| s.input.bytes().len()).sum();
-                if self.journal.len() >= COMPACT_AFTER_STEPS || journal_bytes >= COMPACT_AFTER_BYTES {
+                if self.journal.len() >= COMPACT_AFTER_STEPS
+                    || journal_bytes >= COMPACT_AFTER_BYTES
+                    || self.journal_run_time >= COMPACT_AFTER_RUN_TIME
+                {
                     self.compact().await;
                 }
                 Ok(Step::Finished(Outcome {
@@ -455,31 +521,47 @@ impl Container {
                 self.live = Some(live);
                 self.pending(pending, false).await
             }
-            Response::Fault { message } => Ok(self.stop(StopReason::GuestFault(message)).await),
+            Response::Fault { message } => {
+                Ok(self.stop(StopReason::GuestFault(cut_text(message, MAX_FAULT_MESSAGE_BYTES))).await)
+            }
         }
     }
 
-    async fn pending(&mut self, frame: super::abi::PendingFrame, blocking: bool) -> Result<Step, SandboxError> {
-        let cancelled = frame.cancelled.clone();
+    /// Takes the guest's pending frame: numbers its new calls (the host's numbers, never the
+    /// guest's) and translates the calls it cancelled.
+    async fn pending(&mut self, mut frame: super::abi::PendingFrame, blocking: bool) -> Result<Step, SandboxError> {
         let wake_after = frame.wake_after_ns.map(Duration::from_nanos);
-        let calls = match frame.into_calls() {
+        let cancelled_by_guest = std::mem::take(&mut frame.cancelled);
+        let running = self.running.as_mut().expect("inside an execution");
+        if cancelled_by_guest.len() > running.outstanding.len() {
+            let reason = format!(
+                "the guest cancelled {} calls with {} outstanding",
+                cancelled_by_guest.len(),
+                running.outstanding.len()
+            );
+            return Ok(self.stop(StopReason::GuestFault(reason)).await);
+        }
+        if running.tool_calls.saturating_add(frame.calls.len() as u64) > running.limits.max_tool_calls {
+            return Ok(self.stop(StopReason::ToolCallLimit).await);
+        }
+        let calls = match frame.into_calls(&mut running.argument_budget) {
             Ok(calls) => calls,
             Err(e) => return Ok(self.stop(StopReason::GuestFault(e.to_string())).await),
         };
-        let running = self.running.as_mut().expect("inside an execution");
-        // Call numbers only grow: a guest that reuses one is not confused with the host.
-        for call in &calls {
-            if call.seq < running.next_seq {
-                let reason = format!("the guest reused tool call number {}", call.seq);
+        let cancelled = cancelled_by_guest.iter().filter_map(|&guest| running.outstanding.cancel(guest)).collect();
+        let mut numbered = Vec::with_capacity(calls.len());
+        for call in calls {
+            if running.outstanding.host_of.contains_key(&call.guest_seq) {
+                let reason = format!("the guest gave two outstanding calls the number {}", call.guest_seq);
                 return Ok(self.stop(StopReason::GuestFault(reason)).await);
             }
-            running.next_seq = call.seq + 1;
+            let seq = running.next_seq;
+            running.next_seq += 1;
+            running.outstanding.insert(call.guest_seq, seq);
+            numbered.push(ToolCall { seq, name: call.name, input: call.input, refusal: call.refusal });
         }
-        running.tool_calls += calls.len() as u64;
-        if running.tool_calls > running.limits.max_tool_calls {
-            return Ok(self.stop(StopReason::ToolCallLimit).await);
-        }
-        Ok(Step::Pending(Pending { calls, cancelled, wake_after, blocking }))
+        running.tool_calls += numbered.len() as u64;
+        Ok(Step::Pending(Pending { calls: numbered, cancelled, wake_after, blocking }))
     }
 
     /// Ends the execution in flight as `reason` and rolls the container back.
@@ -556,12 +638,14 @@ impl Container {
             random_state: state.random.state(),
         }));
         self.journal.clear();
+        self.journal_run_time = Duration::ZERO;
     }
 
     /// The container as bytes: a checkpoint, the inputs since, and the execution in flight
-    /// if one waits for tool results. Not possible while a script waits inside a nested
-    /// event loop (a native frame would be lost).
-    pub async fn snapshot(&mut self) -> Result<Vec<u8>, SandboxError> {
+    /// if one waits for tool results, sealed together with `host` (what the caller keeps
+    /// with the container). Not possible while a script waits inside a nested event loop (a
+    /// native frame would be lost).
+    pub async fn snapshot(&mut self, host: serde_json::Value) -> Result<Vec<u8>, SandboxError> {
         if self.running.as_ref().is_some_and(|r| r.parked.is_some()) {
             return Err(SandboxError::NotSnapshottable("the script waits inside a nested event loop".into()));
         }
@@ -603,6 +687,8 @@ impl Container {
                 run_time_us: r.run_time.as_micros() as u64,
                 tool_calls: r.tool_calls,
                 next_seq: r.next_seq,
+                outstanding: r.outstanding.pairs(),
+                argument_budget: r.argument_budget,
                 steps: step_headers(&r.steps, &mut payload),
                 stdout: output.stdout.text(),
                 stderr: output.stderr.text(),
@@ -611,6 +697,8 @@ impl Container {
         let header = Header {
             format: SNAPSHOT_FORMAT,
             image_hash: self.shared.image_hash.clone(),
+            container_id: self.id.to_string(),
+            host,
             seed: self.seed,
             executions: self.executions,
             checkpoint,
@@ -620,10 +708,22 @@ impl Container {
         Ok(encode(&header, &payload, &self.shared.config.snapshot_key))
     }
 
-    /// A container rebuilt from a snapshot, under `id` (its own, or a new one for a fork).
-    pub(crate) async fn restore(shared: Arc<Shared>, id: Uuid, bytes: &[u8]) -> Result<Self, SandboxError> {
+    /// A container rebuilt from a snapshot of container `taken_of`, under `id` (the same, or
+    /// a new one for a fork); with the host data sealed in it.
+    pub(crate) async fn restore(
+        shared: Arc<Shared>,
+        id: Uuid,
+        taken_of: Uuid,
+        bytes: &[u8],
+    ) -> Result<(Self, serde_json::Value), SandboxError> {
         let (header, payload) = decode(bytes, &shared.config.snapshot_key, &shared.image_hash)
             .map_err(|e| SandboxError::Snapshot(e.to_string()))?;
+        if header.container_id != taken_of.to_string() {
+            return Err(SandboxError::Snapshot(format!(
+                "the snapshot was taken of container {}, not {taken_of}",
+                header.container_id
+            )));
+        }
         let damaged = |what: &str| SandboxError::Snapshot(format!("the snapshot is damaged: {what}"));
         let mut at = 0usize;
         let mut take = |len: usize| -> Result<Vec<u8>, SandboxError> {
@@ -666,6 +766,7 @@ impl Container {
             live: None,
             checkpoint,
             journal,
+            journal_run_time: Duration::ZERO,
             running: None,
             executions: header.executions,
             broken: None,
@@ -687,11 +788,19 @@ impl Container {
                 run_time: Duration::from_micros(r.run_time_us),
                 tool_calls: r.tool_calls,
                 next_seq: r.next_seq,
+                outstanding: {
+                    let mut outstanding = Outstanding::default();
+                    for (guest, host) in r.outstanding {
+                        outstanding.insert(guest, host);
+                    }
+                    outstanding
+                },
+                argument_budget: r.argument_budget.min(MAX_ARGUMENT_BYTES_PER_EXECUTION),
                 parked: None,
             });
         }
         container.live = Some(live);
-        Ok(container)
+        Ok((container, header.host))
     }
 }
 
@@ -716,6 +825,7 @@ async fn replay_steps(
         let state = store.data_mut();
         state.clock.set_at_least(step.now_ns);
         state.deadline = Instant::now() + maxima.time();
+        state.interruptible = false;
         state.waiter = Waiter::Replay(answers);
         store.set_epoch_deadline(1);
         let response = exports
@@ -735,6 +845,9 @@ async fn replay_steps(
 fn classify_trap(state: &HostState, error: &wasmtime::Error) -> StopReason {
     if state.timed_out {
         return StopReason::TimeLimit;
+    }
+    if state.halted {
+        return StopReason::Interrupted("the service is shutting down".into());
     }
     if let Some(code) = state.exit_code {
         return StopReason::GuestExit(code);

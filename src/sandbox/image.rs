@@ -75,13 +75,24 @@ pub fn cache_path(cache_dir: &Path, hash: &str) -> PathBuf {
 
 /// Maps the cached image, or builds and caches it (once per machine and build).
 pub async fn load_or_build(engine: &Engine, cache_dir: &Path) -> Result<Image, SandboxError> {
+    if cache_dir.as_os_str().is_empty() {
+        let none = std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no cache directory: set SLUICE_CACHE_DIR (or HOME); a shared temporary one is never used",
+        );
+        return Err(SandboxError::ImageCache(cache_dir.to_owned(), none));
+    }
     let hash = content_hash(engine);
     let path = cache_path(cache_dir, &hash);
-    if let Ok(module) = deserialize(engine, &path) {
-        return Ok(Image { module, hash });
-    }
     // One process builds; others that start meanwhile wait for it instead of building too.
     create_private_dir(cache_dir).map_err(|e| SandboxError::ImageCache(cache_dir.to_owned(), e))?;
+    check_private(cache_dir, true).map_err(|e| SandboxError::ImageCache(cache_dir.to_owned(), e))?;
+    if path.exists() {
+        check_private(&path, false).map_err(|e| SandboxError::ImageCache(path.clone(), e))?;
+        if let Ok(module) = deserialize(engine, &path) {
+            return Ok(Image { module, hash });
+        }
+    }
     let lock_path = path.with_extension("lock");
     let lock = std::fs::File::create(&lock_path).map_err(|e| SandboxError::ImageCache(lock_path.clone(), e))?;
     let lock = tokio::task::spawn_blocking(move || lock.lock().map(|()| lock))
@@ -89,6 +100,7 @@ pub async fn load_or_build(engine: &Engine, cache_dir: &Path) -> Result<Image, S
         .map_err(|e| SandboxError::ImageBuild(e.to_string()))?
         .map_err(|e| SandboxError::ImageCache(lock_path.clone(), e))?;
     if path.exists() {
+        check_private(&path, false).map_err(|e| SandboxError::ImageCache(path.clone(), e))?;
         match deserialize(engine, &path) {
             Ok(module) => return Ok(Image { module, hash }),
             // Written by another wasmtime build or configuration: make it again.
@@ -122,10 +134,35 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
+/// Refuses a cache directory or image another user owns or may write: its code would run
+/// as ours. (This process's user is the owner of `/proc/self`.)
+pub fn check_private(path: &Path, directory: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let refuse = |why: String| Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, why));
+    let ours = std::fs::metadata("/proc/self")?.uid();
+    let found = std::fs::symlink_metadata(path)?;
+    if found.file_type().is_symlink() {
+        return refuse(format!("{} is a symbolic link", path.display()));
+    }
+    if found.is_dir() != directory {
+        return refuse(format!("{} is not a {}", path.display(), if directory { "directory" } else { "file" }));
+    }
+    if found.uid() != ours {
+        return refuse(format!("{} belongs to user {}, not to this one ({ours})", path.display(), found.uid()));
+    }
+    if found.mode() & 0o022 != 0 {
+        return refuse(format!("{} may be written by other users (mode {:o})", path.display(), found.mode() & 0o777));
+    }
+    Ok(())
+}
+
 fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), SandboxError> {
     let io = |e| SandboxError::ImageCache(path.to_owned(), e);
     let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), uuid::Uuid::new_v4()));
-    std::fs::write(&tmp, bytes).map_err(io)?;
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp).map_err(io)?;
+    file.write_all(bytes).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
 }
 

@@ -20,6 +20,15 @@ pub const MAX_TOOL_CALLS: u64 = 100_000;
 pub const DEFAULT_PENDING_TIMEOUT_MS: u64 = 270_000;
 pub const MAX_PENDING_TIMEOUT_MS: u64 = 3_600_000;
 
+/// How far an operator may raise the maxima (`--max-limit`): wasm32 memory ends at 4 GiB.
+pub const OPERATOR_CEILING: Limits = Limits {
+    time_ms: 86_400_000,
+    memory_bytes: 4 << 30,
+    max_output_bytes: 256 << 20,
+    max_tool_calls: 1_000_000,
+    pending_timeout_ms: 86_400_000,
+};
+
 /// The limits an execution runs under, all resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
@@ -51,6 +60,22 @@ impl Limits {
             max_output_bytes: MAX_OUTPUT_BYTES,
             max_tool_calls: MAX_TOOL_CALLS,
             pending_timeout_ms: MAX_PENDING_TIMEOUT_MS,
+        }
+    }
+
+    /// The highest maxima an operator may configure.
+    pub const fn operator_ceiling() -> Self {
+        OPERATOR_CEILING
+    }
+
+    /// Each limit no higher than the same one of `maxima` (defaults under lowered maxima).
+    pub fn clamped_to(self, maxima: &Limits) -> Self {
+        Self {
+            time_ms: self.time_ms.min(maxima.time_ms),
+            memory_bytes: self.memory_bytes.min(maxima.memory_bytes),
+            max_output_bytes: self.max_output_bytes.min(maxima.max_output_bytes),
+            max_tool_calls: self.max_tool_calls.min(maxima.max_tool_calls),
+            pending_timeout_ms: self.pending_timeout_ms.min(maxima.pending_timeout_ms),
         }
     }
 
@@ -147,6 +172,22 @@ mod tests {
         let too_much = LimitOverrides { memory_bytes: Some(MAX_MEMORY_BYTES + 1), ..Default::default() };
         let err = Limits::default().with_overrides(&too_much, &maxima).unwrap_err();
         assert_eq!(err.name, "memory_bytes");
+    }
+
+    /// Item 12 of the security review: the maxima were hard-coded; now the operator sets
+    /// them (within what the sandbox can do), and defaults follow lowered maxima.
+    #[test]
+    fn item12_operators_set_the_maxima_and_defaults_stay_within_them() {
+        let mut lowered = LimitOverrides::default();
+        Limits::parse_assignment(&mut lowered, "memory_bytes=134217728").unwrap();
+        Limits::parse_assignment(&mut lowered, "time_ms=10000").unwrap();
+        let maxima = Limits::server_maxima().with_overrides(&lowered, &Limits::operator_ceiling()).unwrap();
+        let too_much = LimitOverrides { memory_bytes: Some(256 << 20), ..Default::default() };
+        assert_eq!(Limits::default().with_overrides(&too_much, &maxima).unwrap_err().name, "memory_bytes");
+        let defaults = Limits::default().clamped_to(&maxima);
+        assert_eq!((defaults.time_ms, defaults.memory_bytes), (10_000, 128 << 20));
+        let beyond = LimitOverrides { memory_bytes: Some(8 << 30), ..Default::default() };
+        assert!(Limits::server_maxima().with_overrides(&beyond, &Limits::operator_ceiling()).is_err());
     }
 
     #[test]

@@ -107,24 +107,25 @@ impl Default for SandboxConfig {
             maxima: Limits::server_maxima(),
             max_containers: DEFAULT_MAX_CONTAINERS,
             // Good for this process only; the service passes a key it keeps.
-            snapshot_key: Uuid::new_v4().as_bytes().to_vec(),
+            snapshot_key: crate::keys::ServerKey::random().snapshot_key(),
             profiler: None,
             ready_containers: DEFAULT_READY_CONTAINERS,
         }
     }
 }
 
-/// `$SLUICE_CACHE_DIR`, else `$XDG_CACHE_HOME/sluice`, else `~/.cache/sluice`.
+/// `$SLUICE_CACHE_DIR`, else `$XDG_CACHE_HOME/sluice`, else `~/.cache/sluice`; empty when
+/// none is set. Never a shared temporary directory: compiled code is loaded from here.
 pub fn default_cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("SLUICE_CACHE_DIR") {
+    if let Some(dir) = std::env::var_os("SLUICE_CACHE_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir).join("sluice");
     }
-    match std::env::var_os("HOME") {
+    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
         Some(home) => PathBuf::from(home).join(".cache").join("sluice"),
-        None => std::env::temp_dir().join("sluice-cache"),
+        None => PathBuf::new(),
     }
 }
 
@@ -187,6 +188,8 @@ pub(crate) struct Shared {
     /// The ready pool, whose containers hold slots that any instantiation may claim back.
     /// Weak: the pool's containers point here.
     ready_slots: std::sync::Weak<ReadyPool>,
+    /// Raised to stop every running script at its next epoch tick (shutdown).
+    halt: Arc<AtomicBool>,
 }
 
 impl Drop for Shared {
@@ -216,6 +219,7 @@ impl Sandbox {
             pristine,
             hot_pages,
             ready_slots,
+            halt: Arc::default(),
         });
         let sandbox = Self { shared, ready };
         if sandbox.shared.config.ready_containers > 0 {
@@ -257,6 +261,12 @@ impl Sandbox {
         });
     }
 
+    /// Stops every script running now and every later one, at their next epoch tick: they end
+    /// `interrupted`, their containers rolled back (for shutdown).
+    pub fn halt_running(&self) {
+        self.shared.halt.store(true, Ordering::Relaxed);
+    }
+
     /// The content hash of the base image every container starts from.
     pub fn image_hash(&self) -> &str {
         &self.shared.image_hash
@@ -273,9 +283,9 @@ impl Sandbox {
 
     /// A fresh container with a random id and seed.
     pub async fn create_container(&self) -> Result<Container, SandboxError> {
-        let id = Uuid::new_v4();
-        let seed = u64::from_le_bytes(Uuid::new_v4().as_bytes()[..8].try_into().expect("8 bytes"));
-        self.create_container_with(id, seed).await
+        let mut seed = [0u8; 8];
+        getrandom::fill(&mut seed).map_err(|e| SandboxError::Engine(format!("no randomness for a seed: {e}")))?;
+        self.create_container_with(Uuid::new_v4(), u64::from_le_bytes(seed)).await
     }
 
     /// A fresh container with the given id and random seed (replay uses the recorded ones).
@@ -292,10 +302,28 @@ impl Sandbox {
         Ok(container)
     }
 
-    /// A container rebuilt from a snapshot under `id`: its own id to restore it, a new one to
-    /// fork it. A snapshot sealed with another key, or for another image or format, is refused.
-    pub async fn restore_container(&self, id: Uuid, snapshot: &[u8]) -> Result<Container, SandboxError> {
-        Container::restore(self.shared.clone(), id, snapshot).await
+    /// A container rebuilt from a snapshot of container `taken_of`, under `id`: the same id
+    /// to restore it, a new one to fork it; with the host data sealed in the snapshot. A
+    /// snapshot sealed with another key, for another image, format or container, is refused.
+    pub async fn restore_container(
+        &self,
+        id: Uuid,
+        taken_of: Uuid,
+        snapshot: &[u8],
+    ) -> Result<(Container, serde_json::Value), SandboxError> {
+        Container::restore(self.shared.clone(), id, taken_of, snapshot).await
+    }
+
+    /// The host data sealed in a snapshot of `taken_of`, checked like a restore would check
+    /// it but without restoring anything.
+    pub fn snapshot_host_data(&self, taken_of: Uuid, snapshot: &[u8]) -> Result<serde_json::Value, SandboxError> {
+        let config = &self.shared.config;
+        let (header, _) = snapshot::open(snapshot, &config.snapshot_key, &self.shared.image_hash)
+            .map_err(|e| SandboxError::Snapshot(e.to_string()))?;
+        if header.container_id != taken_of.to_string() {
+            return Err(SandboxError::Snapshot(format!("the snapshot was taken of another container than {taken_of}")));
+        }
+        Ok(header.host)
     }
 }
 
@@ -325,6 +353,7 @@ impl Shared {
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
         let (mut store, exports) = instantiate(&self.engine, &self.pre, seed, memory_bytes).await?;
         store.data_mut().profiler = self.config.profiler.clone();
+        store.data_mut().halt = self.halt.clone();
         Ok((store, exports))
     }
 
@@ -390,6 +419,10 @@ pub(crate) fn build_store(engine: &Engine, state: HostState) -> Store<HostState>
         let state = ctx.data_mut();
         if Instant::now() >= state.deadline {
             state.timed_out = true;
+            return Ok(UpdateDeadline::Interrupt);
+        }
+        if state.interruptible && state.halt.load(Ordering::Relaxed) {
+            state.halted = true;
             return Ok(UpdateDeadline::Interrupt);
         }
         // Let other containers' work run on this thread between ticks.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 /// Bump when the layout or the meaning of a field changes; older snapshots are refused.
-pub const SNAPSHOT_FORMAT: u32 = 1;
+pub const SNAPSHOT_FORMAT: u32 = 2;
 const MAGIC: &[u8; 8] = b"SLUICESN";
 const TAG_BYTES: usize = 32;
 /// Largest snapshot accepted (compressed), and largest payload it may expand to.
@@ -57,6 +57,9 @@ pub struct RunningHeader {
     pub run_time_us: u64,
     pub tool_calls: u64,
     pub next_seq: u64,
+    /// Calls outstanding: (the guest's number, the host's number).
+    pub outstanding: Vec<(u64, u64)>,
+    pub argument_budget: u64,
     pub steps: Vec<StepHeader>,
     pub stdout: String,
     pub stderr: String,
@@ -66,6 +69,12 @@ pub struct RunningHeader {
 pub struct Header {
     pub format: u32,
     pub image_hash: String,
+    /// The container it was taken of: a snapshot is restored as that container only (or
+    /// forked from it), never passed off as another.
+    pub container_id: String,
+    /// What the host keeps with the container (its owner, a waiting execution...), sealed
+    /// with it; opaque to the sandbox.
+    pub host: serde_json::Value,
     pub seed: u64,
     pub executions: u64,
     pub checkpoint: Option<CheckpointHeader>,
@@ -95,6 +104,18 @@ pub fn encode(header: &Header, payload: &[u8], key: &[u8]) -> Vec<u8> {
 
 /// Checks the seal, format and image, then returns the header and the payload.
 pub fn decode(bytes: &[u8], key: &[u8], image_hash: &str) -> Result<(Header, Vec<u8>), SnapshotError> {
+    let (header, compressed) = open(bytes, key, image_hash)?;
+    let expected = compressed.get(..4).map(|n| u32::from_le_bytes(n.try_into().expect("4 bytes")) as usize);
+    if expected.is_none_or(|n| n > MAX_PAYLOAD_BYTES) {
+        return Err(SnapshotError::Damaged("payload size".into()));
+    }
+    let payload = lz4_flex::decompress_size_prepended(compressed).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
+    Ok((header, payload))
+}
+
+/// Checks the seal, format and image, then returns the header and the still compressed
+/// payload (reading the header alone costs no decompression).
+pub fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<(Header, &'a [u8]), SnapshotError> {
     if bytes.len() > MAX_SNAPSHOT_BYTES || bytes.len() < MAGIC.len() + TAG_BYTES + 4 || &bytes[..MAGIC.len()] != MAGIC {
         return Err(SnapshotError::NotASnapshot);
     }
@@ -103,7 +124,8 @@ pub fn decode(bytes: &[u8], key: &[u8], image_hash: &str) -> Result<(Header, Vec
     mac.update(body);
     mac.verify_slice(tag).map_err(|_| SnapshotError::Tampered)?;
     let header_len = u32::from_le_bytes(body[..4].try_into().expect("4 bytes")) as usize;
-    let header_bytes = body.get(4..4 + header_len).ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
+    let header_end = header_len.checked_add(4).ok_or_else(|| SnapshotError::Damaged("header length".into()))?;
+    let header_bytes = body.get(4..header_end).ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
     let header: Header = serde_json::from_slice(header_bytes).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
     if header.format != SNAPSHOT_FORMAT {
         return Err(SnapshotError::WrongFormat { found: header.format });
@@ -111,13 +133,7 @@ pub fn decode(bytes: &[u8], key: &[u8], image_hash: &str) -> Result<(Header, Vec
     if header.image_hash != image_hash {
         return Err(SnapshotError::WrongImage { found: header.image_hash, expected: image_hash.to_owned() });
     }
-    let compressed = &body[4 + header_len..];
-    let expected = compressed.get(..4).map(|n| u32::from_le_bytes(n.try_into().expect("4 bytes")) as usize);
-    if expected.is_none_or(|n| n > MAX_PAYLOAD_BYTES) {
-        return Err(SnapshotError::Damaged("payload size".into()));
-    }
-    let payload = lz4_flex::decompress_size_prepended(compressed).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
-    Ok((header, payload))
+    Ok((header, &body[header_end..]))
 }
 
 #[cfg(test)]
@@ -128,6 +144,8 @@ mod tests {
         Header {
             format: SNAPSHOT_FORMAT,
             image_hash: "img".into(),
+            container_id: "c".into(),
+            host: serde_json::json!({"owner": "o"}),
             seed: 1,
             executions: 2,
             checkpoint: None,

@@ -35,6 +35,13 @@ pub struct HostState {
     pub exit_code: Option<u32>,
     /// Set when the sandbox profiles its guests.
     pub profiler: Option<Arc<super::profile::GuestProfiler>>,
+    /// Raised by the host to stop every running script (shutdown); shared by all containers.
+    pub halt: Arc<std::sync::atomic::AtomicBool>,
+    /// Whether the step running now is a script's (a replay that rebuilds a container is not
+    /// stopped by `halt`: the rollback must finish).
+    pub interruptible: bool,
+    /// Set when `halt` stopped the step.
+    pub halted: bool,
 }
 
 impl HostState {
@@ -52,6 +59,9 @@ impl HostState {
             bootstrap: None,
             exit_code: None,
             profiler: None,
+            halt: Arc::default(),
+            interruptible: false,
+            halted: false,
         }
     }
 }

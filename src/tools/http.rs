@@ -1,6 +1,8 @@
-//! The `http` executor: POST the arguments to the tool's URL, with its timeout and a bounded
-//! number of retries for tools whose side effects allow them.
+//! The `http` executor: POST the arguments to the tool's URL (only under the operator's
+//! allowed prefixes, see [`super::egress`]), with its timeout and a bounded number of retries
+//! for tools whose side effects allow them. No redirects are followed and no proxy is used.
 
+use super::egress::{EgressError, EgressPolicy, PublicResolver};
 use super::{SideEffects, ToolDefinition};
 use crate::sandbox::ToolFailure;
 use serde_json::{Map, Value};
@@ -15,6 +17,11 @@ pub const MAX_ATTEMPTS: u32 = 3;
 pub const RETRY_BACKOFF: Duration = Duration::from_millis(100);
 /// Largest response body read from a tool.
 pub const MAX_RESULT_BYTES: usize = 8 << 20;
+/// Calls of one execution in flight at once (a gather of thousands goes this many at a time),
+/// which also bounds the reply bytes one execution has buffered.
+pub const MAX_CONCURRENT_CALLS_PER_EXECUTION: usize = 16;
+/// Time to set up a connection, TLS included.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const IDEMPOTENCY_HEADER: &str = "Idempotency-Key";
 
 /// Where a call comes from; names the idempotency key so that it is the same on every
@@ -45,10 +52,18 @@ pub struct HttpOutcome {
     pub attempts: u32,
 }
 
-/// One HTTP client (connection pool) for every `http` tool.
-#[derive(Debug, Clone, Default)]
+/// One HTTP client (connection pool) for every `http` tool, and where it may go.
+#[derive(Debug, Clone)]
 pub struct HttpExecutor {
     client: reqwest::Client,
+    policy: EgressPolicy,
+}
+
+impl Default for HttpExecutor {
+    /// An executor that may call nothing (no prefix is allowed).
+    fn default() -> Self {
+        Self::new(EgressPolicy::default(), &[]).expect("a client without extra roots builds")
+    }
 }
 
 enum Attempt {
@@ -58,6 +73,31 @@ enum Attempt {
 }
 
 impl HttpExecutor {
+    /// An executor for `policy`'s destinations; `extra_roots_pem` are certificates (PEM) of
+    /// authorities trusted besides the public ones, for tools behind a private CA.
+    pub fn new(policy: EgressPolicy, extra_roots_pem: &[u8]) -> Result<Self, String> {
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .dns_resolver(std::sync::Arc::new(PublicResolver))
+            .connect_timeout(CONNECT_TIMEOUT)
+            .user_agent(concat!("sluice/", env!("CARGO_PKG_VERSION")));
+        if !extra_roots_pem.is_empty() {
+            let roots = reqwest::Certificate::from_pem_bundle(extra_roots_pem)
+                .map_err(|e| format!("the CA certificates are not valid PEM: {e}"))?;
+            for root in roots {
+                builder = builder.add_root_certificate(root);
+            }
+        }
+        let client = builder.build().map_err(|e| format!("building the HTTP client: {e}"))?;
+        Ok(Self { client, policy })
+    }
+
+    /// Refuses a tool URL the operator does not allow.
+    pub fn check_url(&self, url: &str) -> Result<(), EgressError> {
+        self.policy.check(url).map(|_| ())
+    }
+
     pub async fn call(
         &self,
         tool: &ToolDefinition,
@@ -65,6 +105,11 @@ impl HttpExecutor {
         input: &Map<String, Value>,
         context: &CallContext,
     ) -> HttpOutcome {
+        // Checked when the tool was defined; again here, since a paused execution may have
+        // been saved under another configuration.
+        if let Err(refused) = self.policy.check(url) {
+            return HttpOutcome { result: Err(ToolFailure::new("not_allowed", refused.to_string())), attempts: 0 };
+        }
         let body = serde_json::to_vec(input).expect("a JSON map serializes");
         let timeout = Duration::from_millis(tool.timeout_ms.unwrap_or(DEFAULT_TOOL_TIMEOUT_MS));
         let attempts_allowed = match tool.side_effects {
@@ -103,7 +148,8 @@ impl HttpExecutor {
                 ));
             }
             Err(e) => {
-                return Attempt::Transient(ToolFailure::new("unavailable", format!("could not reach the tool: {e}")));
+                let why = e.without_url();
+                return Attempt::Transient(ToolFailure::new("unavailable", format!("could not reach the tool: {why}")));
             }
         };
         let status = response.status();
@@ -125,7 +171,8 @@ impl HttpExecutor {
                     ));
                 }
                 Err(e) => {
-                    return Attempt::Transient(ToolFailure::new("unavailable", format!("the answer broke off: {e}")));
+                    let why = e.without_url();
+                    return Attempt::Transient(ToolFailure::new("unavailable", format!("the answer broke off: {why}")));
                 }
             }
         }

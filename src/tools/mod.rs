@@ -5,6 +5,7 @@
 //! [`ToolFailure`] with a stable code that the script sees as the matching `sluice`
 //! exception. Tools know nothing of wasm: the engine feeds them calls.
 
+pub mod egress;
 pub mod http;
 pub mod registry;
 pub mod schema;
@@ -168,11 +169,18 @@ impl ToolDefinition {
             return Err(format!("timeout_ms of {} must be within 1..={MAX_TOOL_TIMEOUT_MS}", self.name));
         }
         if let Executor::Http { url } = &self.executor
-            && !url.starts_with("http://")
+            && !(url.starts_with("http://") || url.starts_with("https://"))
         {
-            // The executor is built without TLS to keep the build lean: say so now rather
-            // than fail every call.
-            return Err(format!("executor url of {} must be an http:// URL (https is not built in)", self.name));
+            return Err(format!("executor url of {} must be an http:// or https:// URL", self.name));
+        }
+        for (what, value) in [("input_schema", &self.input_schema)]
+            .into_iter()
+            .chain(self.input_examples.iter().map(|example| ("input_examples", example)))
+        {
+            crate::json::check_depth(&format!("{what} of {}", self.name), value)?;
+        }
+        if let Some(cache_control) = &self.cache_control {
+            crate::json::check_depth(&format!("cache_control of {}", self.name), cache_control)?;
         }
         Ok(())
     }
@@ -244,6 +252,18 @@ impl Toolset {
 
     pub fn get(&self, name: &str) -> Option<&Arc<Tool>> {
         self.tools.get(name)
+    }
+
+    /// Calls each tool has had in this execution (saved with a paused execution, so that
+    /// `max_calls_per_execution` holds across a restore or a move to another node).
+    pub fn calls(&self) -> &BTreeMap<String, u64> {
+        &self.calls
+    }
+
+    /// The same tools, having had `calls` already.
+    pub fn with_calls(mut self, calls: BTreeMap<String, u64>) -> Self {
+        self.calls = calls.into_iter().filter(|(name, _)| self.tools.contains_key(name)).collect();
+        self
     }
 
     pub fn tools(&self) -> impl Iterator<Item = &Arc<Tool>> {

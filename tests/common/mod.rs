@@ -3,8 +3,14 @@
 
 #![allow(dead_code)]
 
+use sluice::keys::ServerKey;
 use sluice::{Sandbox, SandboxConfig};
 use std::sync::OnceLock;
+
+/// The server key every store of the tests is sealed with (a store reopened needs the same).
+pub fn server_key() -> ServerKey {
+    ServerKey::new(b"the key every test store shares".to_vec()).expect("long enough")
+}
 
 pub fn sandbox() -> Sandbox {
     static SANDBOX: OnceLock<Sandbox> = OnceLock::new();

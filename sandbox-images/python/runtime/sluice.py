@@ -22,8 +22,12 @@ class ToolError(Exception):
 
     def __init__(self, message="", code="tool_error", details=None):
         super().__init__(message)
+        self.message = str(message)
         self.code = code
         self.details = dict(details or {})
+
+    def __str__(self):
+        return self.message
 
 
 class ToolInputError(ToolError):
@@ -36,6 +40,10 @@ class ToolNotAllowedError(ToolError):
 
 class ToolTimeoutError(ToolError, TimeoutError):
     """No answer in time; the tool may still have acted."""
+
+    def __new__(cls, message="", code="timeout", details=None):
+        # OSError would read (message, code) as (errno, strerror): give it the message only.
+        return super().__new__(cls, message)
 
 
 class ToolUnavailableError(ToolError):

@@ -1,0 +1,150 @@
+//! What one API key may hold or start at once, so that no key can use up the service for the
+//! others: live containers, executions waiting for tool results, replays, registered tools.
+
+use super::{Owner, ServiceError};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Containers one key may have live on a node.
+pub const DEFAULT_CONTAINERS_PER_KEY: usize = 256;
+/// Executions of one key waiting for client tool results at once.
+pub const DEFAULT_WAITING_PER_KEY: usize = 256;
+/// Replays of one key running at once (a replay re-runs a container's whole history).
+pub const DEFAULT_CONCURRENT_REPLAYS_PER_KEY: usize = 1;
+/// Replays one key may start per minute.
+pub const DEFAULT_REPLAYS_PER_MINUTE: usize = 30;
+const REPLAY_WINDOW: Duration = Duration::from_secs(60);
+
+/// Per-key quotas, set by the operator (`--quota NAME=VALUE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quotas {
+    pub containers: usize,
+    pub waiting_executions: usize,
+    pub concurrent_replays: usize,
+    pub replays_per_minute: usize,
+    pub tools: usize,
+}
+
+impl Default for Quotas {
+    fn default() -> Self {
+        Self {
+            containers: DEFAULT_CONTAINERS_PER_KEY,
+            waiting_executions: DEFAULT_WAITING_PER_KEY,
+            concurrent_replays: DEFAULT_CONCURRENT_REPLAYS_PER_KEY,
+            replays_per_minute: DEFAULT_REPLAYS_PER_MINUTE,
+            tools: crate::tools::registry::DEFAULT_MAX_TOOLS_PER_OWNER,
+        }
+    }
+}
+
+impl Quotas {
+    /// The names `--quota` takes.
+    pub const NAMES: &'static [&'static str] =
+        &["containers", "waiting_executions", "concurrent_replays", "replays_per_minute", "tools"];
+
+    /// Sets one quota from `NAME=VALUE` (the CLI's `--quota`).
+    pub fn set(&mut self, assignment: &str) -> Result<(), String> {
+        let (name, value) =
+            assignment.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, got {assignment:?}"))?;
+        let value: usize =
+            value.trim().parse().map_err(|_| format!("quota {name} needs a non-negative integer, got {value:?}"))?;
+        let slot = match name.trim() {
+            "containers" => &mut self.containers,
+            "waiting_executions" => &mut self.waiting_executions,
+            "concurrent_replays" => &mut self.concurrent_replays,
+            "replays_per_minute" => &mut self.replays_per_minute,
+            "tools" => &mut self.tools,
+            other => return Err(format!("unknown quota {other:?} (known: {})", Self::NAMES.join(", "))),
+        };
+        *slot = value;
+        Ok(())
+    }
+}
+
+/// Admits replays within each key's concurrency and rate.
+#[derive(Debug, Default)]
+pub(super) struct ReplayGate {
+    by_owner: Mutex<HashMap<Owner, ReplayUse>>,
+}
+
+#[derive(Debug, Default)]
+struct ReplayUse {
+    running: usize,
+    started: VecDeque<Instant>,
+}
+
+/// Held while a replay runs; gives its place back when dropped.
+pub(super) struct ReplayPermit {
+    gate: Arc<ReplayGate>,
+    owner: Owner,
+}
+
+impl Drop for ReplayPermit {
+    fn drop(&mut self) {
+        let mut by_owner = self.gate.by_owner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(usage) = by_owner.get_mut(&self.owner) {
+            usage.running = usage.running.saturating_sub(1);
+            if usage.running == 0 && usage.started.is_empty() {
+                by_owner.remove(&self.owner);
+            }
+        }
+    }
+}
+
+impl ReplayGate {
+    pub(super) fn admit(self: &Arc<Self>, owner: &Owner, quotas: &Quotas) -> Result<ReplayPermit, ServiceError> {
+        let now = Instant::now();
+        let mut by_owner = self.by_owner.lock().unwrap_or_else(|p| p.into_inner());
+        let usage = by_owner.entry(owner.clone()).or_default();
+        while usage.started.front().is_some_and(|&at| now.duration_since(at) >= REPLAY_WINDOW) {
+            usage.started.pop_front();
+        }
+        if usage.running >= quotas.concurrent_replays {
+            return Err(ServiceError::Quota(format!(
+                "this API key runs {} replays already, the most it may at once",
+                usage.running
+            )));
+        }
+        if usage.started.len() >= quotas.replays_per_minute {
+            return Err(ServiceError::Quota(format!(
+                "this API key started {} replays in the last minute, the most it may",
+                usage.started.len()
+            )));
+        }
+        usage.running += 1;
+        usage.started.push_back(now);
+        Ok(ReplayPermit { gate: self.clone(), owner: owner.clone() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotas_parse_by_name() {
+        let mut quotas = Quotas::default();
+        quotas.set("tools=7").unwrap();
+        quotas.set(" containers = 3").unwrap();
+        assert_eq!((quotas.tools, quotas.containers), (7, 3));
+        assert!(quotas.set("cpu=1").unwrap_err().contains("unknown quota"));
+        assert!(quotas.set("tools=-1").is_err());
+    }
+
+    /// Item 8 of the security review: replays cost seconds each and had no limit.
+    #[test]
+    fn item08_replays_are_limited_per_key_at_once_and_per_minute() {
+        let gate = Arc::new(ReplayGate::default());
+        let quotas = Quotas { concurrent_replays: 1, replays_per_minute: 2, ..Quotas::default() };
+        let (a, b) = ("a".to_owned(), "b".to_owned());
+        let first = gate.admit(&a, &quotas).unwrap();
+        assert!(matches!(gate.admit(&a, &quotas), Err(ServiceError::Quota(_))), "one at a time");
+        let other = gate.admit(&b, &quotas).unwrap();
+        drop(first);
+        let second = gate.admit(&a, &quotas).unwrap();
+        drop(second);
+        assert!(matches!(gate.admit(&a, &quotas), Err(ServiceError::Quota(_))), "two a minute");
+        drop(other);
+    }
+}
