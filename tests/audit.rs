@@ -189,8 +189,55 @@ async fn audit_story_on_sqlite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn audit_story_on_postgres() {
-    match std::env::var("SLUICE_TEST_POSTGRES_URL") {
-        Ok(url) => run_story(Some(&url)).await,
-        Err(_) => eprintln!("SLUICE_TEST_POSTGRES_URL is not set: the PostgreSQL run is skipped here (CI sets it)"),
+    let url = std::env::var("SLUICE_TEST_POSTGRES_URL");
+    if common::subject_present("PostgreSQL (SLUICE_TEST_POSTGRES_URL)", url.is_ok()) {
+        run_story(Some(&url.unwrap())).await;
     }
+}
+
+/// A dispatcher that hands every call to the (absent) client.
+struct ClientOnly;
+
+impl sluice::engine::Dispatcher for ClientOnly {
+    async fn dispatch(
+        &self,
+        _admission: &sluice::tools::Admission,
+        _call: &sluice::sandbox::ToolCall,
+        _context: &sluice::tools::http::CallContext,
+    ) -> sluice::engine::Dispatch {
+        sluice::engine::Dispatch::Client
+    }
+}
+
+/// Item 3 of the security review: an execution the host failed to run stayed `running` on
+/// record forever, with no finish record.
+#[tokio::test]
+async fn item03_an_execution_the_host_fails_still_gets_a_finish_record() {
+    use sluice::audit::{Event, MemoryRecorder};
+    use sluice::engine::{Progress, Run, RunContext};
+    let mut container = common::sandbox().create_container().await.unwrap();
+    let recorder = Arc::new(MemoryRecorder::default());
+    let context = |id: &str| RunContext {
+        execution_id: id.into(),
+        container_id: container.id().to_string(),
+        owner: OWNER.into(),
+        number: 1,
+    };
+    let tools = || sluice::Toolset::from_definitions([ToolDefinition::code_callable("t")]).unwrap();
+    let limits = sluice::Limits::default();
+    let (first_context, second_context) = (context("exec_waiting"), context("exec_failed"));
+    let mut first = Run::new(first_context, tools(), limits, recorder.clone());
+    let paused = first.start(&mut container, "await t({})", &ClientOnly).await.unwrap();
+    assert!(matches!(paused, Progress::WaitingForClient));
+    // A second execution in a container that is mid-execution fails in the host.
+    let mut second = Run::new(second_context, tools(), limits, recorder.clone());
+    assert!(second.start(&mut container, "print(1)", &ClientOnly).await.is_err());
+    let events = recorder.events.lock().unwrap();
+    let finished = events.iter().find_map(|(_, event)| match event {
+        Event::ExecutionFinished(f) if f.execution_id == "exec_failed" => Some(f.clone()),
+        _ => None,
+    });
+    let finished = finished.expect("the failed execution has a finish record");
+    assert_eq!((finished.status.as_str(), finished.outcome.as_str()), ("failed", "internal_error"));
+    assert!(finished.error_message.unwrap_or_default().contains("already running"));
 }

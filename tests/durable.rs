@@ -201,10 +201,11 @@ async fn execute(client: &reqwest::Client, base: &str, body: Value) -> Value {
 
 #[tokio::test]
 async fn two_nodes_share_containers_through_postgres() {
-    let Ok(base_url) = std::env::var("SLUICE_TEST_POSTGRES_URL") else {
-        eprintln!("skipped: SLUICE_TEST_POSTGRES_URL is not set");
+    let base_url = std::env::var("SLUICE_TEST_POSTGRES_URL");
+    if !common::subject_present("PostgreSQL (SLUICE_TEST_POSTGRES_URL)", base_url.is_ok()) {
         return;
-    };
+    }
+    let base_url = base_url.unwrap();
     let url = postgres_schema(&base_url).await;
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nodes-{}", uuid::Uuid::new_v4()));
     let a = node("a", &url, &dir);

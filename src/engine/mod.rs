@@ -649,7 +649,8 @@ impl Run {
         self.usage.time_ms = outcome.run_time.as_millis() as u64;
         self.usage.returned_bytes =
             (outcome.stdout.len() + outcome.stderr.len() + outcome.value_repr.as_ref().map_or(0, String::len)) as u64;
-        let failed = outcome.stop.is_some() || kind == "interrupted";
+        // Only a script that ran to its end (an exception included) completed.
+        let failed = !matches!(kind, "completed" | "python_error");
         self.events.push(Event::ExecutionFinished(Finished {
             execution_id: self.id.clone(),
             status: if failed { "failed" } else { "completed" }.into(),

@@ -5,6 +5,10 @@
 //! for client tool results keeps its [`Run`] in the slot without holding the lock. Readers
 //! of an execution see a [`ExecutionView`] that is replaced after every step, so they never
 //! wait for a running script.
+//!
+//! The maps and views are std mutexes, never held across an await. Where two are held at
+//! once, an index (containers, executions) is taken before a view, never after: a view's
+//! lock is let go before its execution moves between indexes.
 
 use super::metrics::{Gauges, Metrics};
 use super::replay::{ReplayReport, replay};
@@ -1028,7 +1032,6 @@ impl Service {
                 metrics.execution(if view.status == ExecutionStatus::Completed { "completed" } else { "failed" });
                 self.count_tokens_later(&run, &outcome);
                 view.outcome = Some(outcome);
-                self.retire_execution(&run.id);
             }
             Ok(Progress::WaitingForClient) => {
                 self.inner.metrics.execution("requires_action");
@@ -1044,10 +1047,15 @@ impl Service {
                 view.tool_uses.clear();
                 view.error = Some(ExecutionError { kind: "internal_error".into(), message: error.to_string() });
                 self.inner.metrics.execution("failed");
-                self.retire_execution(&run.id);
             }
         }
-        view.clone()
+        let published = view.clone();
+        // The view's lock is let go first: readers of the index take the index, then views.
+        drop(view);
+        if published.status != ExecutionStatus::RequiresAction {
+            self.retire_execution(&published.id);
+        }
+        published
     }
 
     /// Tokenizing what stayed in and what came out takes milliseconds for large results, so

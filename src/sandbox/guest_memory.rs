@@ -243,8 +243,13 @@ mod tests {
         let aligned = (buffer.as_ptr() as usize).next_multiple_of(PAGE_BYTES) - buffer.as_ptr() as usize;
         buffer[aligned + 3 * PAGE_BYTES] = 1;
         let window = &buffer[aligned..aligned + 8 * PAGE_BYTES];
-        if let Some(written) = written_pages(window) {
-            assert!(written.contains(&3), "{written:?}");
+        match written_pages(window) {
+            Some(written) => assert!(written.contains(&3), "{written:?}"),
+            None => {
+                // Without a readable page map every page is compared instead: correct, slower.
+                assert!(std::env::var_os("SLUICE_TEST_REQUIRE_ALL").is_none(), "/proc/self/pagemap is unreadable");
+                eprintln!("SKIPPED: /proc/self/pagemap is unreadable here");
+            }
         }
     }
 

@@ -148,7 +148,7 @@ impl HttpExecutor {
                 ));
             }
             Err(e) => {
-                let why = e.without_url();
+                let why = describe(e);
                 return Attempt::Transient(ToolFailure::new("unavailable", format!("could not reach the tool: {why}")));
             }
         };
@@ -171,7 +171,7 @@ impl HttpExecutor {
                     ));
                 }
                 Err(e) => {
-                    let why = e.without_url();
+                    let why = describe(e);
                     return Attempt::Transient(ToolFailure::new("unavailable", format!("the answer broke off: {why}")));
                 }
             }
@@ -189,6 +189,20 @@ impl HttpExecutor {
         }
         Attempt::Done(Err(failure))
     }
+}
+
+/// What went wrong, with its causes (a TLS or DNS refusal is only in the innermost), but not
+/// the URL: the tool's owner knows it, and nothing else needs repeating.
+fn describe(error: reqwest::Error) -> String {
+    let error = error.without_url();
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 fn snippet(text: &str) -> &str {

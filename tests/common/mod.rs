@@ -7,6 +7,20 @@ use sluice::keys::ServerKey;
 use sluice::{Sandbox, SandboxConfig};
 use std::sync::OnceLock;
 
+/// Whether a test's subject (a database, an interpreter, a kernel feature) is here. Where it
+/// is not, the test says so on stderr and is skipped, unless `SLUICE_TEST_REQUIRE_ALL` is set
+/// (CI sets it, and provides every subject): then a missing subject fails the test.
+pub fn subject_present(subject: &str, present: bool) -> bool {
+    if !present {
+        assert!(
+            std::env::var_os("SLUICE_TEST_REQUIRE_ALL").is_none(),
+            "{subject} is missing, and SLUICE_TEST_REQUIRE_ALL says every subject must be here"
+        );
+        eprintln!("SKIPPED: {subject} is missing here (CI provides it)");
+    }
+    present
+}
+
 /// The server key every store of the tests is sealed with (a store reopened needs the same).
 pub fn server_key() -> ServerKey {
     ServerKey::new(b"the key every test store shares".to_vec()).expect("long enough")
