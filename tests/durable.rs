@@ -79,6 +79,45 @@ async fn graceful_restart_keeps_state_and_a_paused_execution() {
     assert!(metric(&second, "sluice_containers_restored_total") >= 1);
 }
 
+/// A container in use since its last save, then cut off (the service dropped without a
+/// shutdown, as a crash leaves it): it comes back with everything on record, and counts as
+/// used when it was last used on record, not when it was last saved.
+#[tokio::test]
+async fn a_container_cut_off_comes_back_from_its_snapshot_and_its_record() {
+    let (store, url) = sqlite_store().await;
+    let sandbox = common::sandbox();
+    let config = ServiceConfig {
+        idle_timeout: std::time::Duration::from_millis(1500),
+        snapshot_idle: std::time::Duration::from_secs(3600),
+        ..ServiceConfig::default()
+    };
+    let first = Service::with_store(sandbox.clone(), config.clone(), store.clone());
+    let container = first.create_execution(&owner(), run_in(None, "log = []")).await.unwrap().container_id;
+    // A pause saves it; everything after is only on record.
+    let request = NewExecution {
+        code: "log.append(await ask({}))".into(),
+        container: Some(container),
+        tools: vec![ToolDefinition::code_callable("ask")],
+        ..Default::default()
+    };
+    let paused = first.create_execution(&owner(), request).await.unwrap();
+    let answer = vec![(paused.tool_uses[0].id.clone(), Ok("answered".to_owned()))];
+    first.submit_tool_results(&owner(), &paused.id, answer).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut n = 0;
+    while started.elapsed() < std::time::Duration::from_millis(2000) {
+        stdout(&first, container, &format!("log.append({n})")).await;
+        n += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    drop(first);
+
+    let reopened = Arc::new(Store::open(&url, &common::server_key()).await.unwrap());
+    let second = Service::with_store(sandbox, config, reopened);
+    let expected: Vec<String> = std::iter::once("'answered'".to_owned()).chain((0..n).map(|i| i.to_string())).collect();
+    assert_eq!(stdout(&second, container, "print(log)").await, format!("[{}]\n", expected.join(", ")));
+}
+
 #[tokio::test]
 async fn least_recently_used_containers_are_unloaded_and_come_back() {
     let (store, _) = sqlite_store().await;

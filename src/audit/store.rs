@@ -363,11 +363,12 @@ impl Store {
 
     /// When the last record of a container's chain was written (Unix ms).
     pub async fn last_activity(&self, container_id: &str) -> Result<Option<i64>, StoreError> {
-        let row = sqlx::query("SELECT MAX(recorded_at) AS at FROM audit_records WHERE container_id = $1")
-            .bind(container_id)
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(row.try_get("at")?)
+        let row =
+            sqlx::query("SELECT recorded_at FROM audit_records WHERE container_id = $1 ORDER BY seq DESC LIMIT 1")
+                .bind(container_id)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|row| row.try_get("recorded_at")).transpose()?)
     }
 
     /// One record of a chain.

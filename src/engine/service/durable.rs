@@ -160,10 +160,10 @@ impl Service {
             Some(_) => return Err(not_found()),
             None => {}
         }
-        let last_used = match store.load_container(&key).await? {
-            Some(stored) => stored.last_used,
-            None => store.last_activity(&key).await?.unwrap_or(row.created_at),
-        };
+        // Its last use: the later of its last save and its last record (executions after the
+        // last save are on record, and count as use, even if the process then died).
+        let saved = store.load_container(&key).await?.map_or(row.created_at, |stored| stored.last_used);
+        let last_used = saved.max(store.last_activity(&key).await?.unwrap_or(row.created_at));
         let now = SystemTime::now();
         let config = &self.inner.config;
         if at(last_used) + config.idle_timeout <= now || at(row.created_at) + config.max_age <= now {
