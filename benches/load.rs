@@ -92,7 +92,7 @@ fn main() {
             service: Service::with_store(sandbox, ServiceConfig::default(), store.clone()),
             keys: Arc::new(ApiKeys::default()),
             image_hash,
-            metrics_public: false,
+            metrics: Default::default(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
         let base = format!("http://{}", listener.local_addr().expect("address"));

@@ -42,7 +42,7 @@ async fn start_service() -> String {
         service: Service::new(sandbox, ServiceConfig::default()),
         keys: Arc::new(ApiKeys::default()),
         image_hash,
-        metrics_public: false,
+        metrics: Default::default(),
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
     let address = listener.local_addr().expect("address");

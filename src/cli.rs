@@ -28,7 +28,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP service.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Re-run an execution from the audit trail: prints `identical` (exit 0) or the first
     /// divergence (exit 1). Never calls a tool.
     Replay {
@@ -220,6 +220,10 @@ pub struct ServeArgs {
     /// Serve /metrics without a key even when API keys are set.
     #[arg(long, env = "SLUICE_METRICS_PUBLIC")]
     pub metrics_public: bool,
+    /// The only key that may read /metrics (node-wide figures, across API keys); without it,
+    /// any API key may.
+    #[arg(long, env = "SLUICE_METRICS_KEY", hide_env_values = true)]
+    pub metrics_key: Option<String>,
     /// Where the compiled base image is cached.
     #[arg(long, env = "SLUICE_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
@@ -257,7 +261,7 @@ pub fn main() -> ExitCode {
         Err(e) => return usage_error(&format!("cannot start the async runtime: {e}")),
     };
     let code = match cli.command {
-        Command::Serve(args) => runtime.block_on(serve(args)),
+        Command::Serve(args) => runtime.block_on(serve(*args)),
         Command::Replay { execution_id, bundle, store, cache_dir } => {
             runtime.block_on(replay_command(execution_id, bundle, store, cache_dir))
         }
@@ -361,7 +365,12 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), String> {
     let image_hash: std::sync::Arc<str> = sandbox.image_hash().into();
     let keys = ApiKeys::new(&args.api_keys);
     let service = Service::with_store(sandbox, config, store);
-    let state = AppState { service, keys: std::sync::Arc::new(keys), image_hash, metrics_public: args.metrics_public };
+    let metrics = match (&args.metrics_key, args.metrics_public) {
+        (_, true) => crate::api::auth::MetricsAccess::Public,
+        (Some(key), false) => crate::api::auth::MetricsAccess::only_key(key),
+        (None, false) => crate::api::auth::MetricsAccess::AnyKey,
+    };
+    let state = AppState { service, keys: std::sync::Arc::new(keys), image_hash, metrics };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

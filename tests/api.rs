@@ -23,7 +23,7 @@ fn router_with(config: ServiceConfig, keys: &[&str]) -> Router {
         service: Service::new(sandbox, config),
         keys: Arc::new(ApiKeys::new(keys)),
         image_hash,
-        metrics_public: false,
+        metrics: Default::default(),
     })
 }
 
@@ -508,7 +508,7 @@ async fn the_service_answers_over_a_real_listener() {
         service: Service::new(sandbox, ServiceConfig::default()),
         keys: Arc::new(ApiKeys::default()),
         image_hash,
-        metrics_public: false,
+        metrics: Default::default(),
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -540,7 +540,7 @@ async fn the_audit_trail_is_listed_exported_and_replayed_over_http() {
     let sandbox = common::sandbox();
     let image_hash: Arc<str> = sandbox.image_hash().into();
     let service = Service::with_store(sandbox, ServiceConfig::default(), store);
-    let app = app(AppState { service, keys: Arc::new(ApiKeys::default()), image_hash, metrics_public: false });
+    let app = app(AppState { service, keys: Arc::new(ApiKeys::default()), image_hash, metrics: Default::default() });
     let (_, paused) =
         post(&app, "/v1/executions", json!({"code": "print(len(await t({})))", "tools": [client_tool("t")]})).await;
     let id = paused["id"].as_str().unwrap().to_owned();

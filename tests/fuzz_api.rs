@@ -88,7 +88,7 @@ fn router() -> Router {
         service: Service::new(sandbox, ServiceConfig::default()),
         keys: Arc::new(ApiKeys::default()),
         image_hash,
-        metrics_public: false,
+        metrics: Default::default(),
     })
 }
 

@@ -83,7 +83,7 @@ pub async fn start_sluice(tools_base: &str) -> String {
         service: sluice::Service::new(sandbox, config),
         keys: Arc::new(sluice::api::auth::ApiKeys::default()),
         image_hash,
-        metrics_public: false,
+        metrics: Default::default(),
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port for Sluice");
     let address = listener.local_addr().expect("address");

@@ -40,6 +40,54 @@ impl ApiKeys {
         let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
         self.owners.get(&digest)
     }
+
+    /// The owner a request acts for: its key's, or [`ANONYMOUS`] when keys are off.
+    pub fn owner_for(&self, headers: &axum::http::HeaderMap) -> Result<Owner, ApiError> {
+        if !self.enabled() {
+            return Ok(ANONYMOUS.into());
+        }
+        let presented = presented_key(headers).ok_or(ApiError::Unauthenticated)?;
+        self.owner_of(presented).cloned().ok_or(ApiError::Unauthenticated)
+    }
+}
+
+/// The key a request presents: `Authorization: Bearer <key>` or `x-api-key: <key>`.
+pub fn presented_key(headers: &axum::http::HeaderMap) -> Option<&str> {
+    headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .or_else(|| headers.get("x-api-key").and_then(|v| v.to_str().ok()))
+        .map(str::trim)
+}
+
+/// Who may read `/metrics` (node-wide figures, across keys).
+#[derive(Debug, Clone, Default)]
+pub enum MetricsAccess {
+    /// Any valid API key (anyone, when keys are off).
+    #[default]
+    AnyKey,
+    /// Only this key (its SHA-256), for a scraper; API keys are refused.
+    Key([u8; 32]),
+    /// No key needed.
+    Public,
+}
+
+impl MetricsAccess {
+    pub fn only_key(key: &str) -> Self {
+        Self::Key(Sha256::digest(key.trim().as_bytes()).into())
+    }
+
+    pub fn allows(&self, keys: &ApiKeys, headers: &axum::http::HeaderMap) -> bool {
+        match self {
+            Self::Public => true,
+            Self::AnyKey => keys.owner_for(headers).is_ok(),
+            Self::Key(digest) => presented_key(headers).is_some_and(|key| {
+                let presented: [u8; 32] = Sha256::digest(key.as_bytes()).into();
+                presented == *digest
+            }),
+        }
+    }
 }
 
 /// The owner a request acts for.
@@ -50,17 +98,7 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        if !state.keys.enabled() {
-            return Ok(Caller(ANONYMOUS.into()));
-        }
-        let headers = &parts.headers;
-        let presented = headers
-            .get(axum::http::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .or_else(|| headers.get("x-api-key").and_then(|v| v.to_str().ok()))
-            .ok_or(ApiError::Unauthenticated)?;
-        state.keys.owner_of(presented.trim()).cloned().map(Caller).ok_or(ApiError::Unauthenticated)
+        state.keys.owner_for(&parts.headers).map(Caller)
     }
 }
 

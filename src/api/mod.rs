@@ -38,9 +38,8 @@ pub struct AppState {
     pub service: Service,
     pub keys: Arc<ApiKeys>,
     pub image_hash: Arc<str>,
-    /// Serve `/metrics` without a key even when keys are configured (for a scraper on a
-    /// private network); off by default.
-    pub metrics_public: bool,
+    /// Who may read `/metrics`.
+    pub metrics: auth::MetricsAccess,
 }
 
 #[derive(OpenApi)]
@@ -96,6 +95,7 @@ pub fn app(state: AppState) -> Router {
         .route("/openapi.json", get(openapi))
         .fallback(|| async { ApiError::NotFound("route".into()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), per_key_requests))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
         .layer(
@@ -292,14 +292,26 @@ async fn healthz(State(state): State<AppState>) -> Json<Health> {
 /// Prometheus text: executions, durations, tool calls, containers, limit hits. Needs a key
 /// when keys are configured (unless the operator made it public).
 #[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "text/plain"), (status = 401, body = ErrorBody)))]
-async fn metrics(
-    State(state): State<AppState>,
-    caller: Result<Caller, ApiError>,
-) -> Result<impl IntoResponse, ApiError> {
-    if !state.metrics_public {
-        caller?;
+async fn metrics(State(state): State<AppState>, headers: axum::http::HeaderMap) -> Result<impl IntoResponse, ApiError> {
+    if !state.metrics.allows(&state.keys, &headers) {
+        return Err(ApiError::Unauthenticated);
     }
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.service.metrics_text()))
+}
+
+/// Holds a place among the calling key's requests in flight for the request's life: one key
+/// cannot take every connection the node has. Requests without a valid key pass on, to be
+/// refused by their handler.
+async fn per_key_requests(
+    State(state): State<AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let Ok(owner) = state.keys.owner_for(request.headers()) else { return next.run(request).await };
+    match state.service.request_place(&owner) {
+        Ok(_place) => next.run(request).await,
+        Err(e) => ApiError::from(e).into_response(),
+    }
 }
 
 async fn openapi() -> Json<utoipa::openapi::OpenApi> {

@@ -226,15 +226,24 @@ impl Run {
             Ok(step) => self.advance(container, step, dispatcher).await,
             Err(e) => Err(e.into()),
         };
-        self.conclude(progress).await
+        self.conclude(container, progress).await
     }
 
     /// Records what the engine could not finish as such: an execution that failed in the
-    /// host gets a finish record too, so that none stays `running` on record.
-    async fn conclude(&mut self, progress: Result<Progress, EngineError>) -> Result<Progress, EngineError> {
-        if let Err(error) = &progress
-            && !matches!(error, EngineError::Audit(_))
-        {
+    /// host gets a finish record too, so that none stays `running` on record, and its
+    /// container is rolled back to before it rather than left mid-execution.
+    async fn conclude(
+        &mut self,
+        container: &mut Container,
+        progress: Result<Progress, EngineError>,
+    ) -> Result<Progress, EngineError> {
+        if let Err(error) = &progress {
+            if container.is_running() && !matches!(error, EngineError::Sandbox(SandboxError::Busy)) {
+                let _ = container.abort("the host could not go on with the execution").await;
+            }
+            if matches!(error, EngineError::Audit(_)) {
+                return progress;
+            }
             let outcome = Outcome {
                 stdout: String::new(),
                 stderr: String::new(),
@@ -318,7 +327,7 @@ impl Run {
             Ok(step) => self.advance(container, step, dispatcher).await,
             Err(e) => Err(e),
         };
-        self.conclude(progress).await
+        self.conclude(container, progress).await
     }
 
     /// Moves the script on without the client's answers: calls past their deadline get
@@ -344,7 +353,7 @@ impl Run {
             Ok(step) => self.advance(container, step, dispatcher).await,
             Err(e) => Err(e),
         };
-        self.conclude(progress).await
+        self.conclude(container, progress).await
     }
 
     /// This run as data (only meaningful while it waits for the client).
@@ -521,7 +530,19 @@ impl Run {
             let mut in_flight = futures_util::stream::FuturesOrdered::new();
             in_flight.extend(calls.by_ref().take(crate::tools::http::MAX_CONCURRENT_CALLS_PER_EXECUTION));
             let mut dispatched = Vec::with_capacity(admitted.len());
+            let mut taken = self.usage.tool_result_bytes;
             while let Some(done) = in_flight.next().await {
+                // The execution's result budget applies as replies arrive: a reply past it is
+                // dropped at once, not held until every call of the frame has answered.
+                let done = match done {
+                    Dispatch::Ready { result: Ok(text), attempts } => {
+                        taken = taken.saturating_add(text.len() as u64);
+                        let result =
+                            if taken > MAX_RESULT_BYTES_PER_EXECUTION { Err(too_large(&text)) } else { Ok(text) };
+                        Dispatch::Ready { result, attempts }
+                    }
+                    other => other,
+                };
                 dispatched.push(done);
                 in_flight.extend(calls.next());
             }
@@ -564,17 +585,7 @@ impl Run {
         let refused = attempts == 0;
         let result = result.and_then(|text| {
             let total = self.usage.tool_result_bytes.saturating_add(text.len() as u64);
-            if total > MAX_RESULT_BYTES_PER_EXECUTION {
-                return Err(ToolFailure::new(
-                    "result_too_large",
-                    format!(
-                        "a result of {} bytes would take this execution's tool results past \
-                         {MAX_RESULT_BYTES_PER_EXECUTION} bytes",
-                        text.len()
-                    ),
-                ));
-            }
-            Ok(text)
+            if total > MAX_RESULT_BYTES_PER_EXECUTION { Err(too_large(&text)) } else { Ok(text) }
         });
         let hash_only = self
             .position(seq)
@@ -690,6 +701,17 @@ impl Run {
         }
         counts
     }
+}
+
+/// The failure that replaces a result past [`MAX_RESULT_BYTES_PER_EXECUTION`].
+fn too_large(text: &str) -> ToolFailure {
+    ToolFailure::new(
+        "result_too_large",
+        format!(
+            "a result of {} bytes would take this execution's tool results past {MAX_RESULT_BYTES_PER_EXECUTION} bytes",
+            text.len()
+        ),
+    )
 }
 
 /// An execution run to its end offline (the CLI, tests).

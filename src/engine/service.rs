@@ -29,7 +29,7 @@ mod durable;
 mod quotas;
 
 pub use quotas::Quotas;
-use quotas::ReplayGate;
+use quotas::{ReplayGate, RequestGate};
 
 /// Anthropic's containers expire after five idle minutes.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
@@ -41,6 +41,9 @@ pub const MAX_RETAINED_EXECUTIONS: usize = 10_000;
 /// Ids of removed containers remembered, to answer 410 rather than 404.
 pub const MAX_REMEMBERED_GONE: usize = 10_000;
 pub const MAX_CODE_BYTES: usize = 1 << 20;
+/// Bytes of finished executions' views kept in memory for quick reads (outputs, ledgers);
+/// past it the oldest are read from the audit store instead.
+pub const MAX_RETAINED_EXECUTION_BYTES: usize = 256 << 20;
 /// The longest a shutdown spends saving containers (one snapshot takes milliseconds).
 pub const SHUTDOWN_SAVE_BUDGET: Duration = Duration::from_secs(4);
 /// Executions waiting to have their tokens counted; past this, only estimates are recorded.
@@ -250,7 +253,22 @@ struct ContainerEntry {
     /// Changed since it was last saved.
     dirty: AtomicBool,
     last_used: Mutex<SystemTime>,
+    /// Set once this node no longer runs the container (unloaded, deleted, expired, its lease
+    /// lost): whoever still holds the entry must not use it. Checked under the slot lock.
+    retired: AtomicBool,
     slot: tokio::sync::Mutex<Slot>,
+}
+
+impl ContainerEntry {
+    fn is_retired(&self) -> bool {
+        self.retired.load(Ordering::Acquire)
+    }
+}
+
+/// What a request that meets a retired entry answers: the container moved; asking again finds
+/// it where it is now.
+fn moved(id: Uuid) -> ServiceError {
+    ServiceError::Conflict(format!("container {id} was unloaded while the request waited; try again"))
 }
 
 struct Slot {
@@ -288,6 +306,7 @@ struct Inner {
     /// the audit store).
     finished_executions: Mutex<Bounded<String, Arc<ExecutionEntry>>>,
     replays: Arc<ReplayGate>,
+    requests: RequestGate,
     /// Token counts waiting (bounded) and the one being counted.
     token_queue: Arc<tokio::sync::Semaphore>,
     token_turn: Arc<tokio::sync::Semaphore>,
@@ -296,32 +315,50 @@ struct Inner {
     restoring: Mutex<HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>>,
 }
 
-/// A map that forgets its oldest entries beyond a capacity.
+/// A map that forgets its oldest entries beyond a number of entries or a total weight.
 struct Bounded<K, V> {
-    by_key: HashMap<K, V>,
+    by_key: HashMap<K, (V, usize)>,
     order: VecDeque<K>,
     capacity: usize,
+    max_weight: usize,
+    weight: usize,
 }
 
 impl<K: std::hash::Hash + Eq + Clone, V> Bounded<K, V> {
-    fn new(capacity: usize) -> Self {
-        Self { by_key: HashMap::new(), order: VecDeque::new(), capacity }
+    fn new(capacity: usize, max_weight: usize) -> Self {
+        Self { by_key: HashMap::new(), order: VecDeque::new(), capacity, max_weight, weight: 0 }
     }
 
-    fn insert(&mut self, key: K, value: V) {
-        if self.by_key.insert(key.clone(), value).is_none() {
-            self.order.push_back(key);
+    fn insert(&mut self, key: K, value: V, weight: usize) {
+        match self.by_key.insert(key.clone(), (value, weight)) {
+            Some((_, old)) => self.weight -= old,
+            None => self.order.push_back(key),
         }
-        while self.order.len() > self.capacity {
-            if let Some(old) = self.order.pop_front() {
-                self.by_key.remove(&old);
+        self.weight += weight;
+        while self.order.len() > self.capacity || (self.weight > self.max_weight && self.order.len() > 1) {
+            if let Some((_, old)) = self.order.pop_front().and_then(|old| self.by_key.remove(&old)) {
+                self.weight -= old;
             }
         }
     }
 
     fn get(&self, key: &K) -> Option<&V> {
-        self.by_key.get(key)
+        self.by_key.get(key).map(|(value, _)| value)
     }
+}
+
+/// About what a view holds in memory: its texts, and the ledger's arguments and results.
+fn view_bytes(view: &ExecutionView) -> usize {
+    let outcome = view
+        .outcome
+        .as_ref()
+        .map_or(0, |o| o.stdout.len() + o.stderr.len() + o.value_repr.as_ref().map_or(0, String::len));
+    let ledger: usize = view
+        .ledger
+        .iter()
+        .map(|c| c.result.as_ref().map_or(0, |r| r.len()) + serde_json::to_string(&*c.input).map_or(0, |t| t.len()))
+        .sum();
+    view.code.len() + outcome + ledger
 }
 
 /// The service core; cheap to clone (shared).
@@ -503,10 +540,11 @@ impl Service {
                 recorder,
                 store,
                 containers: Mutex::default(),
-                gone: Mutex::new(Bounded::new(MAX_REMEMBERED_GONE)),
+                gone: Mutex::new(Bounded::new(MAX_REMEMBERED_GONE, usize::MAX)),
                 live_executions: Mutex::default(),
-                finished_executions: Mutex::new(Bounded::new(MAX_RETAINED_EXECUTIONS)),
+                finished_executions: Mutex::new(Bounded::new(MAX_RETAINED_EXECUTIONS, MAX_RETAINED_EXECUTION_BYTES)),
                 replays: Arc::default(),
+                requests: RequestGate::default(),
                 token_queue: Arc::new(tokio::sync::Semaphore::new(MAX_QUEUED_TOKEN_COUNTS)),
                 token_turn: Arc::new(tokio::sync::Semaphore::new(1)),
                 shutting_down: AtomicBool::new(false),
@@ -515,6 +553,12 @@ impl Service {
         };
         service.spawn_reaper();
         service
+    }
+
+    /// A place among `owner`'s requests in flight, held while the request runs (the API
+    /// takes one for every request of a key).
+    pub fn request_place(&self, owner: &Owner) -> Result<tokio::sync::OwnedSemaphorePermit, ServiceError> {
+        self.inner.requests.admit(owner, &self.inner.config.quotas)
     }
 
     // -- tools -----------------------------------------------------------------------
@@ -573,15 +617,37 @@ impl Service {
         self.inner.metrics.render(Gauges { containers, executions_waiting })
     }
 
+    /// Runs `work` as a task of its own, so that a caller that goes away (an HTTP client
+    /// disconnecting) cannot cut an execution, a restore or a save off half-way: the work ends
+    /// as it would have, on record, and only its answer is lost.
+    async fn detached<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, ServiceError>> + Send + 'static,
+    ) -> Result<T, ServiceError> {
+        tokio::spawn(work).await.unwrap_or_else(|e| Err(ServiceError::Internal(format!("the work failed: {e}"))))
+    }
+
     // -- containers ------------------------------------------------------------------
 
     pub async fn create_container(&self, owner: &Owner) -> Result<ContainerView, ServiceError> {
-        let entry = self.new_container(owner).await?;
-        Ok(self.container_view(&entry, ContainerState::Idle, 0))
+        let (this, owner) = (self.clone(), owner.clone());
+        self.detached(async move {
+            let entry = this.new_container(&owner).await?;
+            Ok(this.container_view(&entry, ContainerState::Idle, 0))
+        })
+        .await
     }
 
     pub async fn get_container(&self, owner: &Owner, id: Uuid) -> Result<ContainerView, ServiceError> {
+        let (this, owner) = (self.clone(), owner.clone());
+        self.detached(async move { this.get_container_now(&owner, id).await }).await
+    }
+
+    async fn get_container_now(&self, owner: &Owner, id: Uuid) -> Result<ContainerView, ServiceError> {
         let entry = self.container(owner, id).await?;
+        if entry.is_retired() {
+            return Err(moved(id));
+        }
         let (state, executions) = match entry.slot.try_lock() {
             Ok(slot) if slot.waiting.is_some() => (ContainerState::WaitingForTools, slot.container.executions()),
             Ok(slot) => (ContainerState::Idle, slot.container.executions()),
@@ -593,14 +659,30 @@ impl Service {
     /// Removes a container; an execution waiting for client tools in it is ended as
     /// interrupted. A container whose script is running is busy (409).
     pub async fn delete_container(&self, owner: &Owner, id: Uuid) -> Result<(), ServiceError> {
-        let entry = self.container(owner, id).await?;
-        let mut slot = entry
-            .slot
-            .try_lock()
-            .map_err(|_| ServiceError::Conflict(format!("container {id} is running an execution")))?;
-        self.interrupt_waiting(&mut slot, "the container was deleted").await;
-        self.forget_container(id, Gone::Deleted);
-        self.close(id, "deleted").await
+        let (this, owner) = (self.clone(), owner.clone());
+        self.detached(async move {
+            let entry = this.container(&owner, id).await?;
+            let mut slot = entry
+                .slot
+                .try_lock()
+                .map_err(|_| ServiceError::Conflict(format!("container {id} is running an execution")))?;
+            if entry.is_retired() {
+                return Err(moved(id));
+            }
+            this.interrupt_waiting(&mut slot, "the container was deleted").await;
+            this.forget_container(id, Gone::Deleted);
+            this.retire(&entry, &mut slot);
+            this.close(id, "deleted").await
+        })
+        .await
+    }
+
+    /// This node no longer runs the container: its instance goes back to the pool, and
+    /// anyone still holding the entry finds it retired.
+    fn retire(&self, entry: &ContainerEntry, slot: &mut Slot) {
+        entry.retired.store(true, Ordering::Release);
+        slot.waiting = None;
+        slot.container.retire();
     }
 
     /// Records that a container was closed (`deleted`, `expired`) and drops its snapshot: its
@@ -619,7 +701,7 @@ impl Service {
         if self.inner.shutting_down.load(Ordering::Relaxed) {
             return Err(ServiceError::ShuttingDown);
         }
-        self.check_container_quota(owner)?;
+        self.check_container_quota(owner).await?;
         self.make_room().await?;
         let container = self.inner.sandbox.create_container().await?;
         self.adopt_new(owner, container, None, 0).await
@@ -667,6 +749,7 @@ impl Service {
             lease_until: Mutex::new(Instant::now() + self.inner.config.lease_ttl),
             dirty: dirty.into(),
             last_used: Mutex::new(last_used),
+            retired: AtomicBool::new(false),
             slot: tokio::sync::Mutex::new(Slot { container, waiting: None }),
         })
     }
@@ -682,15 +765,42 @@ impl Service {
         }
     }
 
-    /// Refuses a new container to a key that has as many live as its quota allows.
-    fn check_container_quota(&self, owner: &Owner) -> Result<(), ServiceError> {
-        let live = lock(&self.inner.containers).values().filter(|e| &e.owner == owner).count();
-        if live >= self.inner.config.quotas.containers {
-            return Err(ServiceError::Quota(format!(
-                "this API key has {live} live containers, the most it may (delete or let some expire)"
-            )));
+    /// Makes room for a new container of `owner` within its quota: with a store, by saving
+    /// and unloading the key's own least recently used idle container; else refused.
+    async fn check_container_quota(&self, owner: &Owner) -> Result<(), ServiceError> {
+        let quota = self.inner.config.quotas.containers;
+        loop {
+            let mut own: Vec<Arc<ContainerEntry>> =
+                lock(&self.inner.containers).values().filter(|e| &e.owner == owner).cloned().collect();
+            if own.len() < quota {
+                return Ok(());
+            }
+            let live = own.len();
+            let refused = || {
+                ServiceError::Quota(format!(
+                    "this API key has {live} live containers, the most it may (delete or let some expire)"
+                ))
+            };
+            if self.inner.store.is_none() {
+                return Err(refused());
+            }
+            own.sort_by_key(|e| *lock(&e.last_used));
+            let mut unloaded = false;
+            for entry in &own {
+                let Ok(mut slot) = entry.slot.try_lock() else { continue };
+                if entry.is_retired() || slot.waiting.is_some() {
+                    continue;
+                }
+                if self.unload(entry, &mut slot).await.is_ok() {
+                    self.inner.metrics.container_evicted();
+                    unloaded = true;
+                    break;
+                }
+            }
+            if !unloaded {
+                return Err(refused());
+            }
         }
-        Ok(())
     }
 
     /// Refuses a new execution to a key with as many waiting for tool results as it may have.
@@ -728,7 +838,7 @@ impl Service {
 
     fn forget_container(&self, id: Uuid, why: Gone) {
         lock(&self.inner.containers).remove(&id);
-        lock(&self.inner.gone).insert(id, why);
+        lock(&self.inner.gone).insert(id, why, 0);
     }
 
     fn spawn_reaper(&self) {
@@ -756,8 +866,12 @@ impl Service {
             lock(&self.inner.containers).values().filter(|e| self.expires_at(e) <= now).cloned().collect();
         for entry in due {
             let Ok(mut slot) = entry.slot.try_lock() else { continue };
+            if entry.is_retired() {
+                continue;
+            }
             self.interrupt_waiting(&mut slot, "the container expired").await;
             self.forget_container(entry.id, Gone::Expired);
+            self.retire(&entry, &mut slot);
             if let Err(e) = self.close(entry.id, "expired").await {
                 tracing::warn!(container = %entry.id, error = %e, "could not record an expired container");
             }
@@ -771,6 +885,11 @@ impl Service {
 
     /// Runs a new execution until it completes, fails or needs client tool results.
     pub async fn create_execution(&self, owner: &Owner, request: NewExecution) -> Result<ExecutionView, ServiceError> {
+        let (this, owner) = (self.clone(), owner.clone());
+        self.detached(async move { this.create_execution_now(&owner, request).await }).await
+    }
+
+    async fn create_execution_now(&self, owner: &Owner, request: NewExecution) -> Result<ExecutionView, ServiceError> {
         if self.inner.shutting_down.load(Ordering::Relaxed) {
             return Err(ServiceError::ShuttingDown);
         }
@@ -793,6 +912,9 @@ impl Service {
             .slot
             .try_lock()
             .map_err(|_| ServiceError::Conflict(format!("container {} is running an execution", entry.id)))?;
+        if entry.is_retired() {
+            return Err(moved(entry.id));
+        }
         if let Some(waiting) = &slot.waiting {
             return Err(ServiceError::Conflict(format!(
                 "container {} has execution {} waiting for tool results",
@@ -938,6 +1060,16 @@ impl Service {
         id: &str,
         answers: Vec<(String, Result<String, ToolFailure>)>,
     ) -> Result<ExecutionView, ServiceError> {
+        let (this, owner, id) = (self.clone(), owner.clone(), id.to_owned());
+        self.detached(async move { this.submit_tool_results_now(&owner, &id, answers).await }).await
+    }
+
+    async fn submit_tool_results_now(
+        &self,
+        owner: &Owner,
+        id: &str,
+        answers: Vec<(String, Result<String, ToolFailure>)>,
+    ) -> Result<ExecutionView, ServiceError> {
         let container_id = match self.find_execution(owner, id) {
             Ok(execution) => lock(&execution.view).container_id,
             Err(not_here) => {
@@ -955,7 +1087,14 @@ impl Service {
         };
         let entry = self.container(owner, container_id).await?;
         let execution = self.find_execution(owner, id)?;
-        let mut slot = entry.slot.lock().await;
+        // Not waiting behind a running script: a request that would only queue is refused.
+        let mut slot = entry
+            .slot
+            .try_lock()
+            .map_err(|_| ServiceError::Conflict(format!("execution {id} is not waiting for tool results")))?;
+        if entry.is_retired() {
+            return Err(moved(entry.id));
+        }
         let mut run = match slot.waiting.take() {
             Some(run) if run.id == id => run,
             other => {
@@ -992,7 +1131,8 @@ impl Service {
     fn retire_execution(&self, id: &str) {
         let entry = lock(&self.inner.live_executions).remove(id);
         if let Some(entry) = entry {
-            lock(&self.inner.finished_executions).insert(id.to_owned(), entry);
+            let weight = view_bytes(&lock(&entry.view));
+            lock(&self.inner.finished_executions).insert(id.to_owned(), entry, weight);
         }
     }
 
@@ -1064,8 +1204,9 @@ impl Service {
     /// recorded.
     fn count_tokens_later(&self, run: &Run, outcome: &Outcome) {
         let Some(store) = self.inner.store.clone() else { return };
-        let inside: Vec<Arc<str>> = run.ledger.iter().filter_map(|c| c.result.clone()).collect();
-        let returned = [outcome.stdout.clone(), outcome.stderr.clone(), outcome.value_repr.clone().unwrap_or_default()];
+        let inside = super::tokens::Sample::of(run.ledger.iter().filter_map(|c| c.result.as_deref()));
+        let returned = [outcome.stdout.as_str(), outcome.stderr.as_str(), outcome.value_repr.as_deref().unwrap_or("")];
+        let returned = super::tokens::Sample::of(returned);
         let id = run.id.clone();
         let queue = self.inner.token_queue.clone();
         let turn = self.inner.token_turn.clone();
@@ -1076,29 +1217,28 @@ impl Service {
                 Some(_) => turn.acquire_owned().await.ok(),
                 None => None,
             };
-            let exact = if turn.is_some() { super::tokens::EXACT_BUDGET_BYTES } else { 0 };
-            let counted = tokio::task::spawn_blocking(move || {
-                let mut inside_count = super::tokens::Counter::with_budget(exact);
-                inside.iter().for_each(|text| inside_count.add(text));
-                let mut returned_count = super::tokens::Counter::with_budget(exact);
-                returned.iter().for_each(|text| returned_count.add(text));
-                (inside_count.total(), returned_count.total())
-            })
-            .await;
-            if let Ok((inside, returned)) = counted {
-                let estimated = inside.estimated || returned.estimated;
-                if let Err(e) = store.set_tokens(&id, inside.tokens as i64, returned.tokens as i64, estimated).await {
-                    tracing::warn!(execution = %id, error = %e, "could not record token counts");
+            let (inside, returned) = if turn.is_some() {
+                match tokio::task::spawn_blocking(move || (inside.count(), returned.count())).await {
+                    Ok(counted) => counted,
+                    Err(_) => return,
                 }
+            } else {
+                (inside.estimate(), returned.estimate())
+            };
+            let estimated = inside.estimated || returned.estimated;
+            if let Err(e) = store.set_tokens(&id, inside.tokens as i64, returned.tokens as i64, estimated).await {
+                tracing::warn!(execution = %id, error = %e, "could not record token counts");
             }
         });
     }
 
+    /// Moves a waiting execution on at `deadline`. The timer holds neither the service nor
+    /// the container: one deleted or unloaded meanwhile is let go, not kept for the timer.
     fn arm_timer(&self, entry: Arc<ContainerEntry>, execution_id: String, deadline: Instant) {
-        let weak = Arc::downgrade(&self.inner);
+        let (service, entry) = (Arc::downgrade(&self.inner), Arc::downgrade(&entry));
         tokio::spawn(async move {
             tokio::time::sleep_until(deadline.into()).await;
-            let Some(inner) = weak.upgrade() else { return };
+            let (Some(inner), Some(entry)) = (service.upgrade(), entry.upgrade()) else { return };
             Service { inner }.on_timer(entry, &execution_id).await;
         });
     }
@@ -1106,6 +1246,9 @@ impl Service {
     /// A client call ran past `pending_timeout_ms`, or a timer of the script fell due.
     async fn on_timer(&self, entry: Arc<ContainerEntry>, execution_id: &str) {
         let mut slot = entry.slot.lock().await;
+        if entry.is_retired() {
+            return;
+        }
         let run = match slot.waiting.take() {
             Some(run) if run.id == execution_id => run,
             other => {
@@ -1173,19 +1316,27 @@ impl Service {
         self.refuse_new_work();
         let give_up = tokio::time::Instant::now() + SHUTDOWN_SAVE_BUDGET;
         let entries: Vec<_> = lock(&self.inner.containers).values().cloned().collect();
+        let mut left = 0;
         for entry in entries {
-            let Ok(mut slot) = tokio::time::timeout_at(give_up, entry.slot.lock()).await else {
-                tracing::warn!(container = %entry.id, "not saved at shutdown: still busy (rebuilt from the audit trail)");
-                continue;
-            };
-            if self.inner.store.is_none() {
-                self.interrupt_waiting(&mut slot, "the service shut down").await;
-                continue;
-            }
-            if let Err(e) = self.unload(&entry, &mut slot).await {
-                tracing::error!(container = %entry.id, error = %e, "could not save a container at shutdown");
-                self.interrupt_waiting(&mut slot, "the service shut down and could not save the container").await;
-            }
+            let saved = tokio::time::timeout_at(give_up, async {
+                let mut slot = entry.slot.lock().await;
+                if entry.is_retired() {
+                    return;
+                }
+                if self.inner.store.is_none() {
+                    self.interrupt_waiting(&mut slot, "the service shut down").await;
+                    return;
+                }
+                if let Err(e) = self.unload(&entry, &mut slot).await {
+                    tracing::error!(container = %entry.id, error = %e, "could not save a container at shutdown");
+                    self.interrupt_waiting(&mut slot, "the service shut down and could not save the container").await;
+                }
+            })
+            .await;
+            left += usize::from(saved.is_err());
+        }
+        if left > 0 {
+            tracing::warn!(containers = left, "not saved at shutdown in time: they are rebuilt from the audit trail");
         }
     }
 

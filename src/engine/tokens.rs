@@ -78,6 +78,46 @@ impl Counter {
     }
 }
 
+/// What of an execution's texts will be counted (copies of their first
+/// [`EXACT_BUDGET_BYTES`]) and how many bytes will be estimated: taken at once, so that
+/// counting later keeps no large text alive.
+#[derive(Debug, Default)]
+pub struct Sample {
+    pieces: Vec<String>,
+    uncounted: u64,
+}
+
+impl Sample {
+    pub fn of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut sample = Sample::default();
+        let mut budget = EXACT_BUDGET_BYTES;
+        for text in texts {
+            let cut = text.floor_char_boundary(budget.min(text.len()));
+            budget -= cut;
+            if cut > 0 {
+                sample.pieces.push(text[..cut].to_owned());
+            }
+            sample.uncounted += (text.len() - cut) as u64;
+        }
+        sample
+    }
+
+    /// An estimate of everything, counting nothing (for when counting must be skipped).
+    pub fn estimate(&self) -> TokenCount {
+        let mut counter = Counter::with_budget(0);
+        counter.uncounted_bytes = self.uncounted + self.pieces.iter().map(|p| p.len() as u64).sum::<u64>();
+        counter.total()
+    }
+
+    /// Counts the pieces and estimates the rest (the blocking part: call it off the runtime).
+    pub fn count(&self) -> TokenCount {
+        let mut counter = Counter::with_budget(usize::MAX);
+        self.pieces.iter().for_each(|piece| counter.add(piece));
+        counter.uncounted_bytes += self.uncounted;
+        counter.total()
+    }
+}
+
 /// Tokens in `text`, within the default budget.
 pub fn count(text: &str) -> TokenCount {
     let mut counter = Counter::default();
@@ -118,6 +158,16 @@ mod tests {
         assert!((1..=3).contains(&short), "{short}");
         let json = count(&serde_json::json!({"id": "E1", "amount": 12.5}).to_string().repeat(100));
         assert!(json.tokens > 500 && !json.estimated, "{json:?}");
+    }
+
+    #[test]
+    fn a_sample_copies_only_the_budget_and_estimates_the_rest() {
+        let long = "word ".repeat(300_000);
+        let sample = Sample::of([long.as_str(), "short"]);
+        let copied: usize = sample.pieces.iter().map(String::len).sum();
+        assert!(copied <= EXACT_BUDGET_BYTES, "{copied}");
+        let total = sample.count();
+        assert!(total.estimated && total.tokens.abs_diff(count(&long).tokens) * 20 < total.tokens, "{total:?}");
     }
 
     #[test]

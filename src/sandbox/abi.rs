@@ -111,7 +111,9 @@ pub struct DoneFrame {
     pub value_repr: Option<String>,
     #[serde(default)]
     pub error: Option<PythonError>,
-    #[serde(default)]
+    /// At most [`MAX_COUNTS`], with names of at most [`MAX_COUNT_NAME_BYTES`]: the rest are
+    /// skipped while parsing, so a frame of a million counts never becomes a million entries.
+    #[serde(default, deserialize_with = "bounded_counts")]
     pub counts: BTreeMap<String, serde_json::Number>,
 }
 
@@ -136,13 +138,7 @@ impl DoneFrame {
             message: cut_text(e.message, max_text),
             traceback: cut_text(e.traceback, max_text),
         });
-        if self.counts.len() > MAX_COUNTS || self.counts.keys().any(|k| k.len() > MAX_COUNT_NAME_BYTES) {
-            self.counts = std::mem::take(&mut self.counts)
-                .into_iter()
-                .filter(|(k, _)| k.len() <= MAX_COUNT_NAME_BYTES)
-                .take(MAX_COUNTS)
-                .collect();
-        }
+        // Counts were bounded as they were parsed.
         self
     }
 }
@@ -170,6 +166,8 @@ pub struct PythonError {
 
 #[derive(Debug, Deserialize)]
 pub struct PendingFrame {
+    /// Refused past [`MAX_CALLS_PER_FRAME`] while parsing, before the host keeps them all.
+    #[serde(deserialize_with = "bounded_calls")]
     pub calls: Vec<RawCall>,
     /// The guest's numbers of calls it no longer waits for.
     #[serde(default)]
@@ -213,6 +211,55 @@ pub enum FrameError {
     TooManyCalls(usize),
     #[error(transparent)]
     Memory(#[from] GuestMemoryError),
+}
+
+fn bounded_calls<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<RawCall>, D::Error> {
+    struct Calls;
+    impl<'de> serde::de::Visitor<'de> for Calls {
+        type Value = Vec<RawCall>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "at most {MAX_CALLS_PER_FRAME} calls")
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut calls = Vec::new();
+            while let Some(call) = seq.next_element()? {
+                if calls.len() == MAX_CALLS_PER_FRAME {
+                    return Err(serde::de::Error::custom(format!("more than {MAX_CALLS_PER_FRAME} calls")));
+                }
+                calls.push(call);
+            }
+            Ok(calls)
+        }
+    }
+    deserializer.deserialize_seq(Calls)
+}
+
+fn bounded_counts<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<BTreeMap<String, serde_json::Number>, D::Error> {
+    struct Counts;
+    impl<'de> serde::de::Visitor<'de> for Counts {
+        type Value = BTreeMap<String, serde_json::Number>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "a map of counts")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut counts = BTreeMap::new();
+            while let Some(name) = map.next_key::<String>()? {
+                if counts.len() < MAX_COUNTS && name.len() <= MAX_COUNT_NAME_BYTES {
+                    counts.insert(name, map.next_value()?);
+                } else {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            Ok(counts)
+        }
+    }
+    deserializer.deserialize_map(Counts)
 }
 
 impl Response {

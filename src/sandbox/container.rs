@@ -161,6 +161,10 @@ pub(crate) struct Checkpoint {
     random_state: u64,
 }
 
+/// Steps (pauses and resumes) one execution may take: each keeps its input for rollback, so a
+/// script that pauses with nothing to wait for, over and over, must not grow the host without
+/// bound.
+pub const MAX_STEPS_PER_EXECUTION: usize = 100_000;
 /// Compact the journal into a checkpoint once replaying it would take this many steps.
 pub const COMPACT_AFTER_STEPS: usize = 256;
 /// ... or this many bytes of inputs.
@@ -398,6 +402,16 @@ impl Container {
         self.run_step(frame, now_ns).await
     }
 
+    /// Gives the instance back to the pool: this container is no longer used here (saved and
+    /// unloaded, deleted, expired). Everything asked of it afterwards fails.
+    pub fn retire(&mut self) {
+        self.running = None;
+        self.live = None;
+        self.checkpoint = None;
+        self.journal.clear();
+        self.broken = Some("the container is no longer held here".into());
+    }
+
     /// Gives up on the execution in flight and rolls the container back to before it.
     pub async fn abort(&mut self, why: &str) -> Result<Outcome, SandboxError> {
         if self.running.is_none() {
@@ -533,6 +547,10 @@ impl Container {
         let wake_after = frame.wake_after_ns.map(Duration::from_nanos);
         let cancelled_by_guest = std::mem::take(&mut frame.cancelled);
         let running = self.running.as_mut().expect("inside an execution");
+        if running.steps.len() >= MAX_STEPS_PER_EXECUTION {
+            let reason = format!("the script paused more than {MAX_STEPS_PER_EXECUTION} times");
+            return Ok(self.stop(StopReason::GuestFault(reason)).await);
+        }
         if cancelled_by_guest.len() > running.outstanding.len() {
             let reason = format!(
                 "the guest cancelled {} calls with {} outstanding",

@@ -69,6 +69,12 @@ impl EgressPolicy {
     /// The URL, parsed, if it is under an allowed prefix.
     pub fn check(&self, raw: &str) -> Result<Url, EgressError> {
         let url = parse_http_url(raw).ok_or_else(|| EgressError::Invalid(raw.to_owned()))?;
+        // A path that a server may decode into another one (`%2F..%2F`, a backslash) could
+        // leave the prefix it matched: refused.
+        let path = url.path().to_ascii_lowercase();
+        if ["%2f", "%5c", "%2e", "\\"].iter().any(|sneaky| path.contains(sneaky)) {
+            return Err(EgressError::Invalid(raw.to_owned()));
+        }
         let host = url.host().expect("checked by parse_http_url").to_owned();
         let port = url.port_or_known_default();
         let allowed = self.prefixes.iter().any(|prefix| {
@@ -133,6 +139,8 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
     match segments {
         // NAT64 and 6to4 carry an IPv4 address: judge that one.
         [0x64, 0xff9b, 0, 0, 0, 0, high, low] => is_public_v4(embedded_v4(high, low)),
+        // Local-use NAT64 and IPv4-translated addresses reach networks of their own.
+        [0x64, 0xff9b, 1, ..] | [0, 0, 0, 0, 0xffff, 0, _, _] => false,
         [0x2002, high, low, ..] => is_public_v4(embedded_v4(high, low)),
         _ => {
             !(ip.is_unspecified()
@@ -222,6 +230,14 @@ mod tests {
         assert!(open.check("https://h.example/api").is_ok());
         assert!(open.check("https://h.example/api/x").is_ok());
         assert!(open.check("https://h.example/apix").is_err());
+        for sneaky in [
+            "https://h.example/api/%2F..%2Fadmin",
+            "https://h.example/api/%2e%2e/admin",
+            "https://h.example/api/..\\admin",
+        ] {
+            assert!(open.check(sneaky).is_err(), "{sneaky}");
+        }
+        assert!(open.check("https://h.example/api/../admin").is_err(), "dot segments are resolved first");
         assert!(EgressPolicy::new(["https://h.example/?q=1"]).is_err());
         assert!(EgressPolicy::new(["ftp://h.example/"]).is_err());
     }
@@ -247,6 +263,8 @@ mod tests {
             "64:ff9b::a9fe:a9fe",
             "2002:7f00:1::",
             "::127.0.0.1",
+            "64:ff9b:1::a00:1",
+            "::ffff:0:a00:1",
         ] {
             assert!(!is_public(private.parse().unwrap()), "{private} is not public");
         }

@@ -4,6 +4,8 @@
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Largest compiled size of one `pattern` of a schema (and of its matching cache).
+const MAX_PATTERN_BYTES: usize = 1 << 20;
 /// Deepest schema the `$ref` walk follows before calling it hostile.
 const MAX_SCHEMA_DEPTH: usize = 64;
 
@@ -25,8 +27,13 @@ impl InputSchema {
     /// Compiles a schema, refusing remote or circular `$ref`s.
     pub fn compile(schema: &Value) -> Result<Self, String> {
         check_refs(schema)?;
+        // Patterns run on every call's arguments, on the host: the linear-time engine, with
+        // bounded compiled sizes, so no schema makes validation backtrack for seconds.
+        let patterns =
+            jsonschema::PatternOptions::regex().size_limit(MAX_PATTERN_BYTES).dfa_size_limit(MAX_PATTERN_BYTES);
         let validator = jsonschema::options()
             .should_validate_formats(true)
+            .with_pattern_options(patterns)
             .build(schema)
             .map_err(|e| format!("input_schema is not a valid JSON Schema: {e}"))?;
         Ok(Self { schema: schema.clone(), validator })

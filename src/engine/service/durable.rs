@@ -56,6 +56,10 @@ impl Service {
     /// position it includes) to the store.
     pub(super) async fn persist(&self, entry: &ContainerEntry, slot: &mut Slot) -> Result<(), ServiceError> {
         let Some(store) = &self.inner.store else { return Ok(()) };
+        if entry.is_retired() {
+            // Unloaded, or its lease lost: what is in the store is newer than this copy.
+            return Ok(());
+        }
         let key = entry.id.to_string();
         let sealed = SealedState {
             owner: entry.owner.clone(),
@@ -84,6 +88,7 @@ impl Service {
     pub(super) async fn unload(&self, entry: &Arc<ContainerEntry>, slot: &mut Slot) -> Result<(), ServiceError> {
         self.persist(entry, slot).await?;
         lock(&self.inner.containers).remove(&entry.id);
+        self.retire(entry, slot);
         if let Some(store) = &self.inner.store {
             store.release_lease(&entry.id.to_string(), &self.inner.config.node).await?;
         }
@@ -104,6 +109,9 @@ impl Service {
             let mut unloaded = false;
             for entry in live {
                 let Ok(mut slot) = entry.slot.try_lock() else { continue };
+                if entry.is_retired() {
+                    continue;
+                }
                 if self.unload(&entry, &mut slot).await.is_ok() {
                     self.inner.metrics.container_evicted();
                     unloaded = true;
@@ -164,16 +172,20 @@ impl Service {
         // last save are on record, and count as use, even if the process then died).
         let saved = store.load_container(&key).await?.map_or(row.created_at, |stored| stored.last_used);
         let last_used = saved.max(store.last_activity(&key).await?.unwrap_or(row.created_at));
+        self.acquire_lease_waiting(&key).await?;
+        // Decided under the lease (another node may be running it right now) and on what was
+        // written last: the node that held it may have saved a newer snapshot.
+        let stored = store.load_container(&key).await?;
+        let saved = stored.as_ref().map_or(row.created_at, |stored| stored.last_used);
+        let last_used = saved.max(last_used);
         let now = SystemTime::now();
         let config = &self.inner.config;
         if at(last_used) + config.idle_timeout <= now || at(row.created_at) + config.max_age <= now {
             self.close_stored(&store, &key, "expired").await?;
-            lock(&self.inner.gone).insert(id, Gone::Expired);
+            store.release_lease(&key, &config.node).await?;
+            lock(&self.inner.gone).insert(id, Gone::Expired, 0);
             return Err(ServiceError::Expired(key));
         }
-        self.acquire_lease_waiting(&key).await?;
-        // Load again under the lease: the node that held it may have saved a newer snapshot.
-        let stored = store.load_container(&key).await?;
         store.forget_head(&key);
         // Executions another process started in it and never finished were cut off.
         let waiting_hint = stored.as_ref().and_then(|s| s.waiting_execution.clone());
@@ -389,6 +401,11 @@ impl Service {
                 Ok(false) => {
                     tracing::warn!(container = %entry.id, "lost the lease on a container; dropping it from memory");
                     lock(&self.inner.containers).remove(&entry.id);
+                    // Never saved from here again; its instance goes once no request holds it.
+                    entry.retired.store(true, Ordering::Release);
+                    if let Ok(mut slot) = entry.slot.try_lock() {
+                        self.retire(&entry, &mut slot);
+                    }
                 }
                 Err(e) => tracing::warn!(container = %entry.id, error = %e, "could not renew a lease"),
             }
@@ -406,6 +423,9 @@ impl Service {
         for entry in entries {
             let idle = now.duration_since(*lock(&entry.last_used)).unwrap_or_default();
             let Ok(mut slot) = entry.slot.try_lock() else { continue };
+            if entry.is_retired() {
+                continue;
+            }
             let result = match config.handoff_idle {
                 Some(handoff) if idle >= handoff => self.unload(&entry, &mut slot).await,
                 _ if idle >= config.snapshot_idle && entry.dirty.load(Ordering::Relaxed) => {
@@ -421,32 +441,43 @@ impl Service {
 
     /// A new container with the same state as `id` (and its numbering of executions).
     pub async fn fork_container(&self, owner: &Owner, id: Uuid) -> Result<super::ContainerView, ServiceError> {
+        let (this, owner) = (self.clone(), owner.clone());
+        self.detached(async move { this.fork_container_now(&owner, id).await }).await
+    }
+
+    async fn fork_container_now(&self, owner: &Owner, id: Uuid) -> Result<super::ContainerView, ServiceError> {
         let parent = self.container(owner, id).await?;
-        let snapshot = {
+        // The state, its place in the parent's chain and its numbering, all taken together
+        // under the parent's lock: nothing the parent runs next belongs to the fork.
+        let (snapshot, forked_from, started) = {
             let mut slot = parent
                 .slot
                 .try_lock()
                 .map_err(|_| ServiceError::Conflict(format!("container {id} is running an execution")))?;
+            if parent.is_retired() {
+                return Err(super::moved(id));
+            }
             if slot.waiting.is_some() {
                 return Err(ServiceError::Conflict(format!(
                     "container {id} has an execution waiting for tool results"
                 )));
             }
-            slot.container.snapshot(serde_json::Value::Null).await?
+            let forked_from = match &self.inner.store {
+                Some(store) => store.chain_head(&id.to_string()).await?.map(|(seq, hash)| crate::audit::ForkPoint {
+                    container_id: id.to_string(),
+                    seq,
+                    hash,
+                }),
+                None => None,
+            };
+            let snapshot = slot.container.snapshot(serde_json::Value::Null).await?;
+            (snapshot, forked_from, parent.started.load(Ordering::Relaxed))
         };
-        self.check_container_quota(owner)?;
+        self.check_container_quota(owner).await?;
         self.make_room().await?;
         let child_id = Uuid::new_v4();
         let (container, _) = self.inner.sandbox.restore_container(child_id, id, &snapshot).await?;
-        let forked_from = match &self.inner.store {
-            Some(store) => store.chain_head(&id.to_string()).await?.map(|(seq, hash)| crate::audit::ForkPoint {
-                container_id: id.to_string(),
-                seq,
-                hash,
-            }),
-            None => None,
-        };
-        let entry = self.adopt_new(owner, container, forked_from, parent.started.load(Ordering::Relaxed)).await?;
+        let entry = self.adopt_new(owner, container, forked_from, started).await?;
         Ok(self.container_view(&entry, super::ContainerState::Idle, 0))
     }
 

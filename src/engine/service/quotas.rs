@@ -6,8 +6,12 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Containers one key may have live on a node.
-pub const DEFAULT_CONTAINERS_PER_KEY: usize = 256;
+/// Containers one key may have live on a node: a quarter of what a node keeps in memory by
+/// default, so that one key cannot take all of it (past it, with a store, the key's own least
+/// recently used idle container is saved and unloaded).
+pub const DEFAULT_CONTAINERS_PER_KEY: usize = 64;
+/// Requests of one key in flight at once: a quarter of the node's connections by default.
+pub const DEFAULT_CONCURRENT_REQUESTS_PER_KEY: usize = 256;
 /// Executions of one key waiting for client tool results at once.
 pub const DEFAULT_WAITING_PER_KEY: usize = 256;
 /// Replays of one key running at once (a replay re-runs a container's whole history).
@@ -20,6 +24,7 @@ const REPLAY_WINDOW: Duration = Duration::from_secs(60);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quotas {
     pub containers: usize,
+    pub concurrent_requests: usize,
     pub waiting_executions: usize,
     pub concurrent_replays: usize,
     pub replays_per_minute: usize,
@@ -30,6 +35,7 @@ impl Default for Quotas {
     fn default() -> Self {
         Self {
             containers: DEFAULT_CONTAINERS_PER_KEY,
+            concurrent_requests: DEFAULT_CONCURRENT_REQUESTS_PER_KEY,
             waiting_executions: DEFAULT_WAITING_PER_KEY,
             concurrent_replays: DEFAULT_CONCURRENT_REPLAYS_PER_KEY,
             replays_per_minute: DEFAULT_REPLAYS_PER_MINUTE,
@@ -40,8 +46,14 @@ impl Default for Quotas {
 
 impl Quotas {
     /// The names `--quota` takes.
-    pub const NAMES: &'static [&'static str] =
-        &["containers", "waiting_executions", "concurrent_replays", "replays_per_minute", "tools"];
+    pub const NAMES: &'static [&'static str] = &[
+        "containers",
+        "concurrent_requests",
+        "waiting_executions",
+        "concurrent_replays",
+        "replays_per_minute",
+        "tools",
+    ];
 
     /// Sets one quota from `NAME=VALUE` (the CLI's `--quota`).
     pub fn set(&mut self, assignment: &str) -> Result<(), String> {
@@ -51,6 +63,7 @@ impl Quotas {
             value.trim().parse().map_err(|_| format!("quota {name} needs a non-negative integer, got {value:?}"))?;
         let slot = match name.trim() {
             "containers" => &mut self.containers,
+            "concurrent_requests" => &mut self.concurrent_requests,
             "waiting_executions" => &mut self.waiting_executions,
             "concurrent_replays" => &mut self.concurrent_replays,
             "replays_per_minute" => &mut self.replays_per_minute,
@@ -59,6 +72,32 @@ impl Quotas {
         };
         *slot = value;
         Ok(())
+    }
+}
+
+/// Admits each key's requests up to its number in flight at once.
+#[derive(Debug, Default)]
+pub(super) struct RequestGate {
+    by_owner: Mutex<HashMap<Owner, Arc<tokio::sync::Semaphore>>>,
+}
+
+impl RequestGate {
+    pub(super) fn admit(
+        &self,
+        owner: &Owner,
+        quotas: &Quotas,
+    ) -> Result<tokio::sync::OwnedSemaphorePermit, ServiceError> {
+        let places = {
+            let mut by_owner = self.by_owner.lock().unwrap_or_else(|p| p.into_inner());
+            let places = by_owner.entry(owner.clone());
+            places.or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(quotas.concurrent_requests))).clone()
+        };
+        places.try_acquire_owned().map_err(|_| {
+            ServiceError::Quota(format!(
+                "this API key has {} requests in flight, the most it may at once",
+                quotas.concurrent_requests
+            ))
+        })
     }
 }
 
@@ -121,6 +160,18 @@ impl ReplayGate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_key_has_its_own_requests_in_flight() {
+        let gate = RequestGate::default();
+        let quotas = Quotas { concurrent_requests: 2, ..Quotas::default() };
+        let (a, b) = ("a".to_owned(), "b".to_owned());
+        let held = [gate.admit(&a, &quotas).unwrap(), gate.admit(&a, &quotas).unwrap()];
+        assert!(matches!(gate.admit(&a, &quotas), Err(ServiceError::Quota(_))));
+        assert!(gate.admit(&b, &quotas).is_ok(), "another key is not held back");
+        drop(held);
+        assert!(gate.admit(&a, &quotas).is_ok());
+    }
 
     #[test]
     fn quotas_parse_by_name() {
