@@ -169,9 +169,13 @@ pub const MAX_STEPS_PER_EXECUTION: usize = 100_000;
 pub const COMPACT_AFTER_STEPS: usize = 256;
 /// ... or this many bytes of inputs.
 pub const COMPACT_AFTER_BYTES: usize = 16 << 20;
-/// ... or this much guest run time: a rollback replays the journal, and what it costs the
-/// host must stay small whatever the executions before it computed.
-pub const COMPACT_AFTER_RUN_TIME: Duration = Duration::from_millis(50);
+/// ... or this much guest run time (or four times what the last compaction took, if more): a
+/// rollback replays the journal, and what it costs the host must stay bounded whatever the
+/// executions before it computed, while compacting (a page diff of the whole memory) must
+/// not cost every heavy execution its own few milliseconds.
+pub const COMPACT_AFTER_RUN_TIME: Duration = Duration::from_millis(500);
+/// How many times its own cost the journal's run time must reach before compacting again.
+const COMPACT_COST_RATIO: u32 = 4;
 
 type StepFuture = Pin<Box<dyn Future<Output = (Live, Result<Vec<u8>, StepError>)> + Send>>;
 
@@ -259,6 +263,8 @@ pub struct Container {
     journal: Vec<JournalStep>,
     /// Guest run time of the journaled executions: about what replaying them costs.
     journal_run_time: Duration,
+    /// What the last compaction took.
+    last_compaction: Duration,
     running: Option<Running>,
     executions: u64,
     /// Set when a rollback failed; the container refuses further work.
@@ -301,6 +307,7 @@ impl Container {
             checkpoint: None,
             journal: Vec::new(),
             journal_run_time: Duration::ZERO,
+            last_compaction: Duration::ZERO,
             running: None,
             executions: 0,
             broken: None,
@@ -513,9 +520,10 @@ impl Container {
                 self.journal_run_time += running.run_time;
                 self.executions += 1;
                 let journal_bytes: usize = self.journal.iter().map(|s| s.input.bytes().len()).sum();
+                let run_time_due = COMPACT_AFTER_RUN_TIME.max(self.last_compaction * COMPACT_COST_RATIO);
                 if self.journal.len() >= COMPACT_AFTER_STEPS
                     || journal_bytes >= COMPACT_AFTER_BYTES
-                    || self.journal_run_time >= COMPACT_AFTER_RUN_TIME
+                    || self.journal_run_time >= run_time_due
                 {
                     self.compact().await;
                 }
@@ -643,6 +651,7 @@ impl Container {
             return;
         }
         let Some(live) = &self.live else { return };
+        let started = Instant::now();
         let pages = {
             let pristine = self.shared.pristine.lock().await;
             let base = super::guest_memory::contents(pristine.1.memory(), &pristine.0);
@@ -657,6 +666,7 @@ impl Container {
         }));
         self.journal.clear();
         self.journal_run_time = Duration::ZERO;
+        self.last_compaction = started.elapsed();
     }
 
     /// The container as bytes: a checkpoint, the inputs since, and the execution in flight
@@ -785,6 +795,7 @@ impl Container {
             checkpoint,
             journal,
             journal_run_time: Duration::ZERO,
+            last_compaction: Duration::ZERO,
             running: None,
             executions: header.executions,
             broken: None,
