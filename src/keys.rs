@@ -63,7 +63,7 @@ impl ServerKey {
 
     /// Names the key without revealing it (hex of a derived value).
     pub fn fingerprint(&self) -> String {
-        crate::sandbox::image::hex(&self.derive("sluice key fingerprint v1")[..16])
+        crate::call::hex(&self.derive("sluice key fingerprint v1")[..16])
     }
 
     /// The key in `data_dir`, created (0600, random) if there is none. The directory must

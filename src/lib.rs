@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod audit;
+pub mod call;
 pub mod cli;
 pub mod engine;
 pub mod json;

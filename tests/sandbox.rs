@@ -83,7 +83,7 @@ async fn error_results_raise_typed_exceptions_with_code_and_details() {
     let tools = [tool("charge")];
     let code = "import sluice\ntry:\n    await charge({})\nexcept sluice.ToolInputError as e:\n    print(type(e).__name__, e.code, e.details['pointer'], e)";
     let p = pause(&mut c, code, &tools, Limits::default()).await;
-    let mut failure = ToolFailure::new("invalid_input", "amount must be a number");
+    let mut failure = ToolFailure::new(sluice::call::FailureCode::InvalidInput, "amount must be a number");
     failure.details = serde_json::json!({"pointer": "/amount"});
     let outcome = resume(&mut c, &[CallResult::failed(p.calls[0].seq, failure)]).await;
     assert_eq!(outcome.stdout, "ToolInputError invalid_input /amount amount must be a number\n");
@@ -95,7 +95,10 @@ async fn pending_timeout_surfaces_as_timeout_error_in_the_script() {
     let tools = [tool("slow")];
     let code = "try:\n    await slow({})\nexcept TimeoutError as e:\n    print('TimeoutError', type(e).__name__)";
     let p = pause(&mut c, code, &tools, Limits::default()).await;
-    let late = CallResult::failed(p.calls[0].seq, ToolFailure::new("timeout", "no answer within 270000 ms"));
+    let late = CallResult::failed(
+        p.calls[0].seq,
+        ToolFailure::new(sluice::call::FailureCode::Timeout, "no answer within 270000 ms"),
+    );
     let outcome = resume(&mut c, &[late]).await;
     assert_eq!(outcome.stdout, "TimeoutError ToolTimeoutError\n");
 }

@@ -25,7 +25,7 @@ impl ApiKeys {
             .filter(|key| !key.is_empty())
             .map(|key| {
                 let digest: [u8; 32] = Sha256::digest(key.as_bytes()).into();
-                let owner = format!("key_{}", crate::sandbox::image::hex(&digest[..8]));
+                let owner = format!("key_{}", crate::call::hex(&digest[..8]));
                 (digest, owner)
             })
             .collect();
@@ -92,13 +92,13 @@ impl MetricsAccess {
 
 /// The owner a request acts for.
 #[derive(Debug, Clone)]
-pub struct Caller(pub Owner);
+pub struct Authenticated(pub Owner);
 
-impl FromRequestParts<AppState> for Caller {
+impl FromRequestParts<AppState> for Authenticated {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        state.keys.owner_for(&parts.headers).map(Caller)
+        state.keys.owner_for(&parts.headers).map(Authenticated)
     }
 }
 

@@ -12,7 +12,7 @@ pub use server::{ServeOptions, serve_with};
 
 use crate::engine::service::{NewExecution, Service};
 use crate::tools::ToolDefinition;
-use auth::{ApiKeys, Caller};
+use auth::{ApiKeys, Authenticated};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
@@ -125,7 +125,7 @@ fn container_id(raw: &str) -> Result<Uuid, ApiError> {
         (status = 409, body = ErrorBody), (status = 410, body = ErrorBody), (status = 503, body = ErrorBody)))]
 async fn create_execution(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     ApiJson(body): ApiJson<CreateExecution>,
 ) -> Result<Json<Execution>, ApiError> {
     let container = body.container.as_deref().map(container_id).transpose()?;
@@ -144,7 +144,7 @@ async fn create_execution(
 #[utoipa::path(get, path = "/v1/executions/{id}", responses((status = 200, body = Execution), (status = 404, body = ErrorBody)))]
 async fn get_execution(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     Path(id): Path<String>,
 ) -> Result<Json<Execution>, ApiError> {
     Ok(Json(Execution::from_view(state.service.get_execution(&owner, &id).await?, true)))
@@ -155,7 +155,7 @@ async fn get_execution(
     responses((status = 200, body = Execution), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn submit_tool_results(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<ToolResults>,
 ) -> Result<Json<Execution>, ApiError> {
@@ -169,7 +169,7 @@ async fn submit_tool_results(
     responses((status = 200, body = ExecutionList), (status = 400, body = ErrorBody)))]
 async fn list_executions(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     Query(query): Query<ExecutionQuery>,
 ) -> Result<Json<ExecutionList>, ApiError> {
     let filter = query.into_filter()?;
@@ -182,7 +182,7 @@ async fn list_executions(
     responses((status = 200, body = Replay), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn replay_execution(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     Path(id): Path<String>,
 ) -> Result<Json<Replay>, ApiError> {
     let report = state.service.replay(&owner, &id).await?;
@@ -194,7 +194,7 @@ async fn replay_execution(
     responses((status = 200, content_type = "application/x-ndjson"), (status = 404, body = ErrorBody)))]
 async fn export_container(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, ApiError> {
     let id = container_id(&id)?;
@@ -207,7 +207,10 @@ async fn export_container(
 
 /// A new, empty container.
 #[utoipa::path(post, path = "/v1/containers", responses((status = 200, body = Container), (status = 503, body = ErrorBody)))]
-async fn create_container(State(state): State<AppState>, Caller(owner): Caller) -> Result<Json<Container>, ApiError> {
+async fn create_container(
+    State(state): State<AppState>,
+    Authenticated(owner): Authenticated,
+) -> Result<Json<Container>, ApiError> {
     Ok(Json(state.service.create_container(&owner).await?.into()))
 }
 
@@ -215,7 +218,7 @@ async fn create_container(State(state): State<AppState>, Caller(owner): Caller) 
     responses((status = 200, body = Container), (status = 404, body = ErrorBody), (status = 410, body = ErrorBody)))]
 async fn get_container(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     Path(id): Path<String>,
 ) -> Result<Json<Container>, ApiError> {
     Ok(Json(state.service.get_container(&owner, container_id(&id)?).await?.into()))
@@ -225,7 +228,7 @@ async fn get_container(
     responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn delete_container(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     state.service.delete_container(&owner, container_id(&id)?).await?;
@@ -239,7 +242,7 @@ async fn delete_container(
         (status = 410, body = ErrorBody), (status = 503, body = ErrorBody)))]
 async fn fork_container(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     Path(id): Path<String>,
 ) -> Result<Json<Container>, ApiError> {
     Ok(Json(state.service.fork_container(&owner, container_id(&id)?).await?.into()))
@@ -252,7 +255,7 @@ async fn fork_container(
         (status = 429, body = ErrorBody)))]
 async fn create_tool(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     ApiJson(definition): ApiJson<ToolDefinition>,
 ) -> Result<impl IntoResponse, ApiError> {
     let tool = state.service.create_tool(&owner, definition)?;
@@ -261,14 +264,14 @@ async fn create_tool(
 
 /// The calling key's tools.
 #[utoipa::path(get, path = "/v1/tools", responses((status = 200, body = ToolList)))]
-async fn list_tools(State(state): State<AppState>, Caller(owner): Caller) -> Json<ToolList> {
+async fn list_tools(State(state): State<AppState>, Authenticated(owner): Authenticated) -> Json<ToolList> {
     Json(ToolList { data: state.service.list_tools(&owner).iter().map(|t| t.definition.clone()).collect() })
 }
 
 #[utoipa::path(get, path = "/v1/tools/{name}", responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
 async fn get_tool(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     Path(name): Path<String>,
 ) -> Result<Json<ToolDefinition>, ApiError> {
     Ok(Json(state.service.get_tool(&owner, &name)?.definition.clone()))
@@ -277,7 +280,7 @@ async fn get_tool(
 #[utoipa::path(delete, path = "/v1/tools/{name}", responses((status = 204), (status = 404, body = ErrorBody)))]
 async fn delete_tool(
     State(state): State<AppState>,
-    Caller(owner): Caller,
+    Authenticated(owner): Authenticated,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     state.service.delete_tool(&owner, &name)?;

@@ -1,8 +1,9 @@
 //! Request and response bodies of the API (the contract of DESIGN.md section 4).
 
+use crate::call::{FailureCode, ToolFailure};
 use crate::engine::service::{ContainerView, ExecutionStatus, ExecutionView};
 use crate::engine::{CALLER_TYPE, LedgerEntry, Usage};
-use crate::sandbox::{LimitOverrides, ToolFailure};
+use crate::sandbox::LimitOverrides;
 use crate::tools::ToolDefinition;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -94,7 +95,7 @@ impl ToolResultBlock {
             ToolResultContent::Text(text) => text,
             ToolResultContent::Blocks(blocks) => blocks.into_iter().map(|b| b.text).collect::<Vec<_>>().join(""),
         };
-        let result = if self.is_error { Err(ToolFailure::new("tool_error", text)) } else { Ok(text) };
+        let result = if self.is_error { Err(ToolFailure::new(FailureCode::ToolError, text)) } else { Ok(text) };
         (self.tool_use_id, result)
     }
 }
@@ -106,7 +107,7 @@ pub struct ContainerRef {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Caller {
+pub struct CallerBlock {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub tool_id: String,
@@ -120,7 +121,7 @@ pub struct ToolUseBlock {
     pub name: String,
     #[schema(value_type = Object)]
     pub input: std::sync::Arc<serde_json::Map<String, serde_json::Value>>,
-    pub caller: Caller,
+    pub caller: CallerBlock,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -200,7 +201,7 @@ impl Execution {
                 id: t.id,
                 name: t.name,
                 input: t.input,
-                caller: Caller { kind: CALLER_TYPE, tool_id: view.id.clone() },
+                caller: CallerBlock { kind: CALLER_TYPE, tool_id: view.id.clone() },
             })
             .collect();
         let counts = view.outcome.as_ref().map(|o| o.counts.clone()).unwrap_or_default();

@@ -75,7 +75,7 @@ pub struct LedgerEntry {
     pub coerced: bool,
     pub status: CallStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error_code: Option<String>,
+    pub error_code: Option<crate::call::FailureCode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
@@ -133,14 +133,82 @@ pub struct ExceptionInfo {
     pub traceback: String,
 }
 
+/// What ended an execution, as the record and the executions index name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The script ran to its end.
+    Completed,
+    /// The script ran to its end with an exception it did not catch.
+    PythonError,
+    ExecutionTimeExceeded,
+    MemoryLimitExceeded,
+    StackLimitExceeded,
+    ToolCallLimitExceeded,
+    /// The script ended the interpreter (`os._exit`).
+    GuestExited,
+    /// The guest broke the contract or crashed.
+    GuestFault,
+    /// The host ended it (shutdown, deletion, a crash before it finished).
+    Interrupted,
+    /// The host could not carry it out.
+    InternalError,
+}
+
+impl Ending {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::PythonError => "python_error",
+            Self::ExecutionTimeExceeded => "execution_time_exceeded",
+            Self::MemoryLimitExceeded => "memory_limit_exceeded",
+            Self::StackLimitExceeded => "stack_limit_exceeded",
+            Self::ToolCallLimitExceeded => "tool_call_limit_exceeded",
+            Self::GuestExited => "guest_exited",
+            Self::GuestFault => "guest_fault",
+            Self::Interrupted => "interrupted",
+            Self::InternalError => "internal_error",
+        }
+    }
+
+    /// The ending of a stop code ([`crate::sandbox::StopReason::code`]).
+    pub fn from_code(code: &str) -> Option<Self> {
+        serde_json::from_value(serde_json::Value::String(code.to_owned())).ok()
+    }
+
+    /// Completed (the script ran to its end, its effects kept) or failed (stopped, rolled
+    /// back, or never carried out).
+    pub fn status(self) -> FinishStatus {
+        match self {
+            Self::Completed | Self::PythonError => FinishStatus::Completed,
+            _ => FinishStatus::Failed,
+        }
+    }
+}
+
+/// Whether an execution completed or failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishStatus {
+    Completed,
+    Failed,
+}
+
+impl FinishStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+        }
+    }
+}
+
 /// How an execution ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finished {
     pub execution_id: String,
-    /// `completed` or `failed`.
-    pub status: String,
-    /// `completed`, `python_error`, a limit's code, `interrupted`, `internal_error`.
-    pub outcome: String,
+    pub status: FinishStatus,
+    pub outcome: Ending,
     pub return_code: i64,
     pub stdout: String,
     pub stderr: String,
@@ -271,7 +339,7 @@ pub fn record_hash(
         mac.update(&(part.len() as u64).to_le_bytes());
         mac.update(part.as_bytes());
     }
-    crate::sandbox::image::hex(&mac.finalize().into_bytes())
+    crate::call::hex(&mac.finalize().into_bytes())
 }
 
 /// Whether one record's seal matches its content (its link to the record before is not

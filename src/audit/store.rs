@@ -822,8 +822,8 @@ async fn index(
             sqlx::query(
                 "UPDATE executions SET status = $1, outcome = $2, return_code = $3, finished_at = $4, tools = $5 WHERE id = $6",
             )
-            .bind(&finished.status)
-            .bind(&finished.outcome)
+            .bind(finished.status.as_str())
+            .bind(finished.outcome.as_str())
             .bind(finished.return_code)
             .bind(finished.finished_at as i64)
             .bind(tools)

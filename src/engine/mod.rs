@@ -12,10 +12,9 @@ pub mod tokens;
 
 pub use crate::audit::{CallStatus, LedgerEntry, Usage, unix_ms};
 
-use crate::audit::{AutoCounts, Event, ExceptionInfo, Finished, Recorder, StoreError};
-use crate::sandbox::{
-    CallResult, Container, ExecuteRequest, Limits, Outcome, SandboxError, Step, ToolCall, ToolFailure,
-};
+use crate::audit::{AutoCounts, Ending, Event, ExceptionInfo, Finished, Recorder, StoreError};
+use crate::call::{CallResult, FailureCode, ToolCall, ToolFailure};
+use crate::sandbox::{Container, ExecuteRequest, Limits, Outcome, SandboxError, Step};
 use crate::tools::http::CallContext;
 use crate::tools::{Admission, Toolset};
 use futures_util::StreamExt;
@@ -210,7 +209,7 @@ impl Run {
             owner: self.owner.clone(),
             number: self.number,
             code: code.to_owned(),
-            code_sha256: crate::sandbox::image::hex(&Sha256::digest(code.as_bytes())),
+            code_sha256: crate::call::hex(&Sha256::digest(code.as_bytes())),
             tools: serde_json::to_value(tools).expect("tool definitions serialize"),
             limits: serde_json::to_value(self.limits).expect("limits serialize"),
             now_ns,
@@ -258,7 +257,7 @@ impl Run {
             for seq in self.client_calls.drain(..).map(|c| c.seq).collect::<Vec<_>>() {
                 self.set_status(seq, CallStatus::Cancelled);
             }
-            self.finish(&outcome, "internal_error", Some(error.to_string()));
+            self.finish(&outcome, Ending::InternalError, Some(error.to_string()));
         }
         self.flush().await?;
         progress
@@ -289,7 +288,7 @@ impl Run {
         for seq in self.client_calls.drain(..).map(|c| c.seq).collect::<Vec<_>>() {
             self.set_status(seq, CallStatus::Cancelled);
         }
-        self.finish(outcome, "interrupted", Some(why.to_owned()));
+        self.finish(outcome, Ending::Interrupted, Some(why.to_owned()));
         self.flush().await
     }
 
@@ -343,7 +342,7 @@ impl Run {
         self.client_calls = waiting;
         for call in due {
             let failure = ToolFailure::new(
-                "timeout",
+                FailureCode::Timeout,
                 format!("no tool_result for {} within pending_timeout_ms={}", call.id, self.limits.pending_timeout_ms),
             );
             results.push(self.settle(call.seq, Err(failure), 1));
@@ -439,9 +438,9 @@ impl Run {
             let pending = match step {
                 Step::Finished(outcome) => {
                     let kind = match (&outcome.stop, &outcome.error) {
-                        (Some(stop), _) => stop.code(),
-                        (None, Some(_)) => "python_error",
-                        (None, None) => "completed",
+                        (Some(stop), _) => Ending::from_code(stop.code()).unwrap_or(Ending::GuestFault),
+                        (None, Some(_)) => Ending::PythonError,
+                        (None, None) => Ending::Completed,
                     };
                     self.finish(&outcome, kind, outcome.stop.as_ref().map(|s| s.message(&self.limits)));
                     return Ok(Progress::Finished(Box::new(outcome)));
@@ -599,7 +598,7 @@ impl Run {
                 let text: Arc<str> = text.into();
                 entry.result_bytes = len;
                 if hash_only {
-                    entry.result_sha256 = Some(crate::sandbox::image::hex(&Sha256::digest(text.as_bytes())));
+                    entry.result_sha256 = Some(crate::call::hex(&Sha256::digest(text.as_bytes())));
                 } else {
                     entry.result = Some(text.clone());
                 }
@@ -607,12 +606,12 @@ impl Run {
                 (CallStatus::Succeeded, CallResult::ok(seq, text))
             }
             Err(failure) => {
-                entry.error_code = Some(failure.code.clone());
+                entry.error_code = Some(failure.code);
                 entry.error_message = Some(failure.message.clone());
                 entry.error_details = failure.details.clone();
                 let status = match () {
                     () if refused => CallStatus::Refused,
-                    () if failure.code == "timeout" => CallStatus::TimedOut,
+                    () if failure.code == FailureCode::Timeout => CallStatus::TimedOut,
                     () => CallStatus::Failed,
                 };
                 (status, CallResult::failed(seq, failure))
@@ -653,19 +652,18 @@ impl Run {
         self.find_entry(seq).expect("the engine only settles calls it recorded")
     }
 
-    fn finish(&mut self, outcome: &Outcome, kind: &str, error_message: Option<String>) {
+    fn finish(&mut self, outcome: &Outcome, kind: Ending, error_message: Option<String>) {
         self.client_calls.clear();
         self.held.clear();
         self.wake_at = None;
         self.usage.time_ms = outcome.run_time.as_millis() as u64;
         self.usage.returned_bytes =
             (outcome.stdout.len() + outcome.stderr.len() + outcome.value_repr.as_ref().map_or(0, String::len)) as u64;
-        // Only a script that ran to its end (an exception included) completed.
-        let failed = !matches!(kind, "completed" | "python_error");
+
         self.events.push(Event::ExecutionFinished(Finished {
             execution_id: self.id.clone(),
-            status: if failed { "failed" } else { "completed" }.into(),
-            outcome: kind.to_owned(),
+            status: kind.status(),
+            outcome: kind,
             return_code: i64::from(outcome.return_code),
             stdout: outcome.stdout.clone(),
             stderr: outcome.stderr.clone(),
@@ -706,7 +704,7 @@ impl Run {
 /// The failure that replaces a result past [`MAX_RESULT_BYTES_PER_EXECUTION`].
 fn too_large(text: &str) -> ToolFailure {
     ToolFailure::new(
-        "result_too_large",
+        FailureCode::ResultTooLarge,
         format!(
             "a result of {} bytes would take this execution's tool results past {MAX_RESULT_BYTES_PER_EXECUTION} bytes",
             text.len()
@@ -788,7 +786,7 @@ impl Canned {
     fn into_result(self) -> Result<String, ToolFailure> {
         match self {
             Canned::Text(text) => Ok(text),
-            Canned::Error(message) => Err(ToolFailure::new("tool_error", message)),
+            Canned::Error(message) => Err(ToolFailure::new(FailureCode::ToolError, message)),
         }
     }
 }
@@ -826,9 +824,9 @@ impl Answers {
             Some(Answer::Always(canned)) => canned.clone().into_result(),
             Some(Answer::InOrder(queue)) => queue
                 .pop_front()
-                .ok_or_else(|| ToolFailure::new("no_answer", format!("the answers for {tool} ran out")))?
+                .ok_or_else(|| ToolFailure::new(FailureCode::NoAnswer, format!("the answers for {tool} ran out")))?
                 .into_result(),
-            None => Err(ToolFailure::new("no_answer", format!("no answer was given for {tool}"))),
+            None => Err(ToolFailure::new(FailureCode::NoAnswer, format!("no answer was given for {tool}"))),
         }
     }
 }
@@ -853,10 +851,10 @@ mod tests {
         assert_eq!(answers.next("t").unwrap(), "a");
         assert_eq!(answers.next("t").unwrap(), r#"{"b":1}"#);
         assert_eq!(answers.next("t").unwrap_err().message, "no");
-        assert_eq!(answers.next("t").unwrap_err().code, "no_answer");
+        assert_eq!(answers.next("t").unwrap_err().code, crate::call::FailureCode::NoAnswer);
         assert_eq!(answers.next("u").unwrap(), "same");
         assert_eq!(answers.next("u").unwrap(), "same");
-        assert_eq!(answers.next("v").unwrap_err().code, "no_answer");
+        assert_eq!(answers.next("v").unwrap_err().code, crate::call::FailureCode::NoAnswer);
         assert!(Answers::from_json(serde_json::json!(["x"])).is_err());
     }
 

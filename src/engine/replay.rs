@@ -5,7 +5,7 @@
 //! are fed exactly as recorded (the same results in the same resumes), which is why replay
 //! drives the sandbox directly rather than through a `Run`: no tool is ever called.
 
-use crate::audit::{CallStatus, ContainerHistory, ExecutionHistory, LedgerEntry};
+use crate::audit::{CallStatus, ContainerHistory, ExecutionHistory, FinishStatus, LedgerEntry};
 use crate::sandbox::{CallResult, Container, ExecuteRequest, Limits, Sandbox, SandboxError, Step, ToolFailure};
 use crate::tools::{ToolDefinition, Toolset};
 use std::collections::HashMap;
@@ -51,7 +51,7 @@ pub async fn replay(sandbox: &Sandbox, history: &ContainerHistory, target: &str)
     for execution in &history.executions[..=position] {
         let is_target = execution.execution_id == target;
         // Executions that a limit stopped, or that never finished, were rolled back.
-        let kept = execution.finished.as_ref().is_some_and(|f| f.status == "completed");
+        let kept = execution.finished.as_ref().is_some_and(|f| f.status == FinishStatus::Completed);
         if !kept && !is_target {
             continue;
         }
@@ -85,7 +85,7 @@ fn recorded_result(call: &LedgerEntry) -> Result<CallResult, ReplayError> {
         }
         CallStatus::Refused | CallStatus::Failed | CallStatus::TimedOut => {
             let mut failure = ToolFailure::new(
-                call.error_code.clone().unwrap_or_else(|| "tool_error".into()),
+                call.error_code.unwrap_or(crate::call::FailureCode::ToolError),
                 call.error_message.clone().unwrap_or_default(),
             );
             failure.details = call.error_details.clone();
@@ -126,8 +126,9 @@ pub(crate) async fn replay_one(
                     return Ok(Some("the script finished while the recording has more tool results".into()));
                 }
                 let stop = outcome.stop.as_ref().map(|s| s.code().to_owned());
-                if stop.is_some() || finished.status == "failed" {
-                    let recorded = (finished.status == "failed").then(|| finished.outcome.clone());
+                if stop.is_some() || finished.status == FinishStatus::Failed {
+                    let recorded =
+                        (finished.status == FinishStatus::Failed).then(|| finished.outcome.as_str().to_owned());
                     if stop != recorded {
                         return Ok(Some(format!("stopped by {stop:?}, the recording by {recorded:?}")));
                     }

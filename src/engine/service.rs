@@ -500,7 +500,7 @@ impl Service {
         for call in ledger.iter().filter(|c| !c.status.is_final()) {
             let mut call = call.clone();
             call.status = CallStatus::Cancelled;
-            call.error_code = Some("interrupted".into());
+            call.error_code = Some(crate::call::FailureCode::Interrupted);
             call.error_message =
                 Some("the process running the execution stopped; the call's outcome is unknown".into());
             call.finished_at = Some(now);
@@ -508,8 +508,8 @@ impl Service {
         }
         events.push(Event::ExecutionFinished(crate::audit::Finished {
             execution_id: execution_id.to_owned(),
-            status: "failed".into(),
-            outcome: "interrupted".into(),
+            status: crate::audit::FinishStatus::Failed,
+            outcome: crate::audit::Ending::Interrupted,
             return_code: i64::from(crate::sandbox::STOPPED_RETURN_CODE),
             stdout: String::new(),
             stderr: String::new(),
@@ -1185,7 +1185,10 @@ impl Service {
             Err(error) => {
                 view.status = ExecutionStatus::Failed;
                 view.tool_uses.clear();
-                view.error = Some(ExecutionError { kind: "internal_error".into(), message: error.to_string() });
+                view.error = Some(ExecutionError {
+                    kind: crate::audit::Ending::InternalError.as_str().into(),
+                    message: error.to_string(),
+                });
                 self.inner.metrics.execution("failed");
             }
         }
@@ -1289,7 +1292,10 @@ impl Service {
             let mut view = lock(&execution.view);
             view.status = ExecutionStatus::Failed;
             view.tool_uses.clear();
-            view.error = Some(ExecutionError { kind: "interrupted".into(), message: why.to_owned() });
+            view.error = Some(ExecutionError {
+                kind: crate::audit::Ending::Interrupted.as_str().into(),
+                message: why.to_owned(),
+            });
             view.outcome = outcome;
             view.ledger = run.ledger;
             self.inner.metrics.execution("failed");
@@ -1386,17 +1392,18 @@ fn view_from_history(history: &ContainerHistory, execution: &crate::audit::Execu
         tool_calls: f.usage.tool_calls,
     });
     let status = match finished {
-        Some(f) if f.status == "completed" => ExecutionStatus::Completed,
+        Some(f) if f.status == crate::audit::FinishStatus::Completed => ExecutionStatus::Completed,
         Some(_) => ExecutionStatus::Failed,
         // Started but never finished on record: the node holding it stopped.
         None => ExecutionStatus::Failed,
     };
     let error = match finished {
-        Some(f) if f.status != "completed" => {
-            Some(ExecutionError { kind: f.outcome.clone(), message: f.error_message.clone().unwrap_or_default() })
-        }
+        Some(f) if f.status != crate::audit::FinishStatus::Completed => Some(ExecutionError {
+            kind: f.outcome.as_str().into(),
+            message: f.error_message.clone().unwrap_or_default(),
+        }),
         None => Some(ExecutionError {
-            kind: "interrupted".into(),
+            kind: crate::audit::Ending::Interrupted.as_str().into(),
             message: "the execution did not finish on record (the node running it stopped)".into(),
         }),
         _ => None,

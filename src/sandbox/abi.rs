@@ -3,6 +3,7 @@
 
 use super::guest_memory::{self, GuestMemoryError};
 use super::state::{BlockedCall, HostState, Waiter};
+pub use crate::call::{CallResult, FailureCode, GuestTool, ToolCall, ToolFailure};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -22,17 +23,6 @@ pub const MAX_TOOL_INPUT_BYTES: usize = 1 << 20;
 pub const MAX_TOOL_INPUT_VALUES: usize = 65_536;
 /// Argument text all the calls of one execution may carry together.
 pub const MAX_ARGUMENT_BYTES_PER_EXECUTION: u64 = 16 << 20;
-
-/// A tool as the guest sees it: an `async def` global of that name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GuestTool {
-    pub name: String,
-    /// Property names in `input_schema` order, for positional arguments.
-    #[serde(default)]
-    pub params: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-}
 
 /// Host to guest.
 #[derive(Debug, Serialize)]
@@ -55,43 +45,6 @@ impl Serialize for WireResult<'_> {
             Some(failure) => (self.guest_seq, (), failure).serialize(serializer),
             None => (self.guest_seq, self.result.content.as_deref().unwrap_or("")).serialize(serializer),
         }
-    }
-}
-
-/// The answer to one tool call (by the host's number): its text, or the failure the script
-/// sees as an exception. On the wire it is `[seq, text]` or `[seq, null, failure]` under the
-/// guest's number (arrays are cheaper than objects for the guest to take apart, and a gather
-/// may bring thousands).
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallResult {
-    pub seq: u64,
-    /// Shared with the ledger that records it: results can be megabytes.
-    pub content: Option<std::sync::Arc<str>>,
-    pub error: Option<ToolFailure>,
-}
-
-impl CallResult {
-    pub fn ok(seq: u64, content: impl Into<std::sync::Arc<str>>) -> Self {
-        Self { seq, content: Some(content.into()), error: None }
-    }
-
-    pub fn failed(seq: u64, failure: ToolFailure) -> Self {
-        Self { seq, content: None, error: Some(failure) }
-    }
-}
-
-/// Raised in the script as the `sluice` exception that `code` names.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolFailure {
-    pub code: String,
-    pub message: String,
-    #[serde(default)]
-    pub details: serde_json::Value,
-}
-
-impl ToolFailure {
-    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { code: code.into(), message: message.into(), details: serde_json::Value::Null }
     }
 }
 
@@ -188,18 +141,6 @@ pub struct GuestCall {
     pub guest_seq: u64,
     pub name: String,
     pub input: serde_json::Map<String, serde_json::Value>,
-    pub refusal: Option<ToolFailure>,
-}
-
-/// A tool call the script made, numbered by the host (0 for an execution's first call).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    pub seq: u64,
-    pub name: String,
-    pub input: serde_json::Map<String, serde_json::Value>,
-    /// Set when the call itself is malformed (arguments too large or too deep, not a JSON
-    /// object): the engine answers it with this failure instead of passing it on.
-    #[serde(skip)]
     pub refusal: Option<ToolFailure>,
 }
 
@@ -301,7 +242,7 @@ impl PendingFrame {
 
 impl GuestCall {
     fn refused(guest_seq: u64, name: String, message: String) -> Self {
-        let refusal = Some(ToolFailure::new("invalid_input", message));
+        let refusal = Some(ToolFailure::new(FailureCode::InvalidInput, message));
         Self { guest_seq, name, input: serde_json::Map::new(), refusal }
     }
 }
@@ -432,7 +373,7 @@ async fn wait_for_answer(caller: &mut Caller<'_, HostState>, ptr: u32, len: u32)
         return -1;
     };
     let started = Instant::now();
-    let answer: Option<super::state::Answer> = match &mut caller.data_mut().waiter {
+    let answer: Option<super::state::WaitAnswer> = match &mut caller.data_mut().waiter {
         Waiter::Closed => None,
         Waiter::Replay(answers) => answers.pop_front(),
         Waiter::Live(sender) => {
@@ -471,7 +412,10 @@ mod tests {
 
         let not_object = r#"{"kind":"pending","calls":[[0,"t","[1]"]]}"#;
         let Response::Pending(pending) = Response::parse(not_object.as_bytes()).unwrap() else { panic!() };
-        assert_eq!(pending.into_calls(&mut budget).unwrap()[0].refusal.as_ref().unwrap().code, "invalid_input");
+        assert_eq!(
+            pending.into_calls(&mut budget).unwrap()[0].refusal.as_ref().unwrap().code,
+            crate::call::FailureCode::InvalidInput
+        );
 
         let long_name = format!(r#"{{"kind":"pending","calls":[[0,"{}","{{}}"]]}}"#, "x".repeat(500));
         let Response::Pending(pending) = Response::parse(long_name.as_bytes()).unwrap() else { panic!() };
@@ -495,7 +439,7 @@ mod tests {
         let mut budget = MAX_ARGUMENT_BYTES_PER_EXECUTION;
         let refused = one_call(&deep(127), &mut budget);
         let refusal = refused.refusal.expect("refused");
-        assert_eq!(refusal.code, "invalid_input");
+        assert_eq!(refusal.code, crate::call::FailureCode::InvalidInput);
         assert!(refusal.message.contains("nest 127 levels"), "{}", refusal.message);
         assert_eq!(budget, MAX_ARGUMENT_BYTES_PER_EXECUTION, "a refused call spends nothing");
         assert!(one_call(&deep(crate::json::MAX_DEPTH), &mut budget).refusal.is_none());
@@ -564,7 +508,7 @@ mod tests {
 
     #[test]
     fn requests_serialize_with_an_op_tag() {
-        let answered = [CallResult::ok(3, "x"), CallResult::failed(4, ToolFailure::new("timeout", "late"))];
+        let answered = [CallResult::ok(3, "x"), CallResult::failed(4, ToolFailure::new(FailureCode::Timeout, "late"))];
         let results: Vec<WireResult> =
             answered.iter().map(|result| WireResult { guest_seq: result.seq, result }).collect();
         let json = serde_json::to_value(Request::Resume { results: &results }).unwrap();

@@ -13,7 +13,7 @@ use super::abi::{
 };
 use super::limits::Limits;
 use super::snapshot::{CheckpointHeader, Header, RunningHeader, SNAPSHOT_FORMAT, StepHeader, decode, encode};
-use super::state::{Answer, BlockedCall, HostState, MemoryGuard, Output, Waiter};
+use super::state::{BlockedCall, HostState, MemoryGuard, Output, WaitAnswer, Waiter};
 use super::{SandboxError, Shared};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future;
@@ -183,7 +183,7 @@ type StepFuture = Pin<Box<dyn Future<Output = (Live, Result<Vec<u8>, StepError>)
 struct Parked {
     future: StepFuture,
     blocked: mpsc::Receiver<BlockedCall>,
-    answer: oneshot::Sender<Answer>,
+    answer: oneshot::Sender<WaitAnswer>,
 }
 
 struct Running {

@@ -61,11 +61,7 @@ pub fn content_hash(engine: &Engine) -> String {
         hasher.update((source.len() as u64).to_le_bytes());
         hasher.update(source.as_bytes());
     }
-    hex(&hasher.finalize())
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::call::hex(&hasher.finalize())
 }
 
 /// Where the compiled image for this build lives in `cache_dir`.

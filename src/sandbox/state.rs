@@ -11,8 +11,6 @@ use wasmtime::ResourceLimiter;
 
 /// Each clock read moves the clock on by this much, so loops that poll the time end.
 pub const CLOCK_READ_STEP_NS: u64 = 1_000;
-/// Tables never need to grow for RustPython; cap them anyway.
-pub const MAX_TABLE_ELEMENTS: usize = 1 << 20;
 
 /// Store data of a container.
 pub struct HostState {
@@ -73,16 +71,16 @@ pub enum Waiter {
     /// A live execution: the container receives the pending frame and answers it.
     Live(mpsc::Sender<BlockedCall>),
     /// Rebuilding a container: answers come from its journal, in order.
-    Replay(VecDeque<Answer>),
+    Replay(VecDeque<WaitAnswer>),
 }
 
 /// An answer to a blocking `wait`: the results frame and the host time that comes with it.
-pub type Answer = (Arc<[u8]>, u64);
+pub type WaitAnswer = (Arc<[u8]>, u64);
 
 /// The guest blocked inside `wait` with these pending calls.
 pub struct BlockedCall {
     pub frame: Vec<u8>,
-    pub answer: oneshot::Sender<Answer>,
+    pub answer: oneshot::Sender<WaitAnswer>,
 }
 
 /// The two output streams of an execution.
@@ -137,7 +135,7 @@ impl ResourceLimiter for MemoryGuard {
     }
 
     fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
-        Ok(desired <= MAX_TABLE_ELEMENTS)
+        Ok(desired <= super::MAX_TABLE_ELEMENTS)
     }
 }
 

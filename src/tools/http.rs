@@ -4,7 +4,7 @@
 
 use super::egress::{EgressError, EgressPolicy, PublicResolver};
 use super::{SideEffects, ToolDefinition};
-use crate::sandbox::ToolFailure;
+use crate::call::{FailureCode, ToolFailure};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
@@ -41,7 +41,7 @@ impl CallContext {
             hasher.update((part.len() as u64).to_le_bytes());
             hasher.update(part.as_bytes());
         }
-        crate::sandbox::image::hex(&hasher.finalize()[..16])
+        crate::call::hex(&hasher.finalize()[..16])
     }
 }
 
@@ -108,7 +108,10 @@ impl HttpExecutor {
         // Checked when the tool was defined; again here, since a paused execution may have
         // been saved under another configuration.
         if let Err(refused) = self.policy.check(url) {
-            return HttpOutcome { result: Err(ToolFailure::new("not_allowed", refused.to_string())), attempts: 0 };
+            return HttpOutcome {
+                result: Err(ToolFailure::new(FailureCode::NotAllowed, refused.to_string())),
+                attempts: 0,
+            };
         }
         let body = serde_json::to_vec(input).expect("a JSON map serializes");
         let timeout = Duration::from_millis(tool.timeout_ms.unwrap_or(DEFAULT_TOOL_TIMEOUT_MS));
@@ -143,13 +146,16 @@ impl HttpExecutor {
             Ok(response) => response,
             Err(e) if e.is_timeout() => {
                 return Attempt::Transient(ToolFailure::new(
-                    "timeout",
+                    FailureCode::Timeout,
                     format!("no answer within {} ms", timeout.as_millis()),
                 ));
             }
             Err(e) => {
                 let why = describe(e);
-                return Attempt::Transient(ToolFailure::new("unavailable", format!("could not reach the tool: {why}")));
+                return Attempt::Transient(ToolFailure::new(
+                    FailureCode::Unavailable,
+                    format!("could not reach the tool: {why}"),
+                ));
             }
         };
         let status = response.status();
@@ -158,7 +164,7 @@ impl HttpExecutor {
             match response.chunk().await {
                 Ok(Some(chunk)) if text.len() + chunk.len() > MAX_RESULT_BYTES => {
                     return Attempt::Done(Err(ToolFailure::new(
-                        "tool_error",
+                        FailureCode::ToolError,
                         format!("the tool answered more than {MAX_RESULT_BYTES} bytes"),
                     )));
                 }
@@ -166,13 +172,16 @@ impl HttpExecutor {
                 Ok(None) => break,
                 Err(e) if e.is_timeout() => {
                     return Attempt::Transient(ToolFailure::new(
-                        "timeout",
+                        FailureCode::Timeout,
                         format!("no answer within {} ms", timeout.as_millis()),
                     ));
                 }
                 Err(e) => {
                     let why = describe(e);
-                    return Attempt::Transient(ToolFailure::new("unavailable", format!("the answer broke off: {why}")));
+                    return Attempt::Transient(ToolFailure::new(
+                        FailureCode::Unavailable,
+                        format!("the answer broke off: {why}"),
+                    ));
                 }
             }
         }
@@ -180,11 +189,13 @@ impl HttpExecutor {
         if status.is_success() {
             return Attempt::Done(Ok(text));
         }
-        let failure =
-            ToolFailure::new("tool_error", format!("the tool answered HTTP {}: {}", status.as_u16(), snippet(&text)));
+        let failure = ToolFailure::new(
+            FailureCode::ToolError,
+            format!("the tool answered HTTP {}: {}", status.as_u16(), snippet(&text)),
+        );
         if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
             let mut unavailable = failure;
-            unavailable.code = "unavailable".into();
+            unavailable.code = FailureCode::Unavailable;
             return Attempt::Transient(unavailable);
         }
         Attempt::Done(Err(failure))

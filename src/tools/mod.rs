@@ -10,7 +10,7 @@ pub mod http;
 pub mod registry;
 pub mod schema;
 
-use crate::sandbox::{GuestTool, ToolFailure};
+use crate::call::{FailureCode, GuestTool, ToolFailure};
 use schema::InputSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -25,7 +25,7 @@ pub const MAX_TOOL_TIMEOUT_MS: u64 = 600_000;
 
 /// Who may call a tool, as in Anthropic's `allowed_callers`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Caller {
+pub enum AllowedCaller {
     #[serde(rename = "direct")]
     Direct,
     #[serde(rename = "code_execution_20250825")]
@@ -36,9 +36,9 @@ pub enum Caller {
     CodeExecution20260521,
 }
 
-impl Caller {
+impl AllowedCaller {
     pub fn is_code_execution(self) -> bool {
-        !matches!(self, Caller::Direct)
+        !matches!(self, AllowedCaller::Direct)
     }
 }
 
@@ -63,8 +63,8 @@ pub enum SideEffects {
     Write,
 }
 
-fn direct_only() -> Vec<Caller> {
-    vec![Caller::Direct]
+fn direct_only() -> Vec<AllowedCaller> {
+    vec![AllowedCaller::Direct]
 }
 
 fn empty_object_schema() -> Value {
@@ -83,7 +83,7 @@ pub struct ToolDefinition {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub input_examples: Vec<Value>,
     #[serde(default = "direct_only")]
-    pub allowed_callers: Vec<Caller>,
+    pub allowed_callers: Vec<AllowedCaller>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub defer_loading: bool,
     /// Accepted for compatibility with Anthropic tool definitions; not used.
@@ -131,7 +131,7 @@ impl ToolDefinition {
             description: None,
             input_schema: empty_object_schema(),
             input_examples: Vec::new(),
-            allowed_callers: vec![Caller::CodeExecution20260120],
+            allowed_callers: vec![AllowedCaller::CodeExecution20260120],
             defer_loading: false,
             kind: None,
             cache_control: None,
@@ -280,12 +280,12 @@ impl Toolset {
     /// which rewrites `input` in place). Counts the call when it passes.
     pub fn admit(&mut self, name: &str, input: &mut Map<String, Value>) -> Result<Admission, ToolFailure> {
         let Some(tool) = self.tools.get(name) else {
-            return Err(ToolFailure::new("unknown_tool", format!("there is no tool named {name:?}")));
+            return Err(ToolFailure::new(FailureCode::UnknownTool, format!("there is no tool named {name:?}")));
         };
         let definition = &tool.definition;
         if !definition.callable_from_code() {
             return Err(ToolFailure::new(
-                "not_allowed",
+                FailureCode::NotAllowed,
                 format!("tool {name:?} cannot be called from code (allowed_callers does not include code execution)"),
             ));
         }
@@ -294,12 +294,13 @@ impl Toolset {
             && *used >= quota
         {
             return Err(ToolFailure::new(
-                "quota_exceeded",
+                FailureCode::QuotaExceeded,
                 format!("tool {name:?} allows {quota} calls per execution"),
             ));
         }
         let coerced = tool.schema.check(input).map_err(|e| {
-            let mut failure = ToolFailure::new("invalid_input", format!("{name}: {} (at {:?})", e.message, e.pointer));
+            let mut failure =
+                ToolFailure::new(FailureCode::InvalidInput, format!("{name}: {} (at {:?})", e.message, e.pointer));
             failure.details = serde_json::json!({"pointer": e.pointer});
             failure
         })?;
@@ -315,11 +316,11 @@ mod tests {
     #[test]
     fn allowed_callers_default_to_direct_only() {
         let tool: ToolDefinition = serde_json::from_value(serde_json::json!({"name": "send_email"})).unwrap();
-        assert_eq!(tool.allowed_callers, vec![Caller::Direct]);
+        assert_eq!(tool.allowed_callers, vec![AllowedCaller::Direct]);
         assert!(!tool.callable_from_code());
         let mut tools = Toolset::from_definitions([tool]).unwrap();
-        assert_eq!(tools.admit("send_email", &mut Map::new()).unwrap_err().code, "not_allowed");
-        assert_eq!(tools.admit("nope", &mut Map::new()).unwrap_err().code, "unknown_tool");
+        assert_eq!(tools.admit("send_email", &mut Map::new()).unwrap_err().code, crate::call::FailureCode::NotAllowed);
+        assert_eq!(tools.admit("nope", &mut Map::new()).unwrap_err().code, crate::call::FailureCode::UnknownTool);
     }
 
     #[test]
@@ -329,7 +330,7 @@ mod tests {
         let mut tools = Toolset::from_definitions([tool]).unwrap();
         assert!(tools.admit("q", &mut Map::new()).is_ok());
         assert!(tools.admit("q", &mut Map::new()).is_ok());
-        assert_eq!(tools.admit("q", &mut Map::new()).unwrap_err().code, "quota_exceeded");
+        assert_eq!(tools.admit("q", &mut Map::new()).unwrap_err().code, crate::call::FailureCode::QuotaExceeded);
     }
 
     #[test]

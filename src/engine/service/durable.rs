@@ -263,7 +263,7 @@ impl Service {
         executions: &[ExecutionHistory],
     ) -> Result<Container, ServiceError> {
         for execution in executions {
-            if execution.finished.as_ref().is_none_or(|f| f.status != "completed") {
+            if execution.finished.as_ref().is_none_or(|f| f.status != crate::audit::FinishStatus::Completed) {
                 continue;
             }
             let divergence =
