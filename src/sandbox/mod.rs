@@ -6,57 +6,34 @@
 //! either finishes or pauses with the tool calls it waits for.
 
 pub mod abi;
+mod config;
 mod container;
+pub mod frames;
 pub mod guest_memory;
 pub mod image;
 pub mod limits;
 mod profile;
+mod ready_pool;
+mod runtime;
 pub mod snapshot;
 mod state;
 mod wasi;
 
-pub use abi::{CallResult, GuestTool, PythonError, ToolCall, ToolFailure};
+pub use config::{DEFAULT_MAX_CONTAINERS, DEFAULT_READY_CONTAINERS, SandboxConfig, default_cache_dir};
 pub use container::{Container, ExecuteRequest, Outcome, Pending, STOPPED_RETURN_CODE, Step, StopReason};
+pub use frames::{CallResult, GuestTool, PythonError, ToolCall, ToolFailure};
 pub use limits::{LimitError, LimitOverrides, Limits};
 pub use profile::GuestProfiler;
+pub use runtime::{ASYNC_STACK_BYTES, EPOCH_TICK, KEEP_RESIDENT_BYTES, MAX_TABLE_ELEMENTS, MAX_WASM_STACK_BYTES};
 
+use ready_pool::ReadyPool;
+use runtime::{build_store, engine_config, instantiate, new_linker, start_epoch_ticker};
 use state::HostState;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 use uuid::Uuid;
-use wasmtime::{
-    Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, Linker, Module, PoolingAllocationConfig, Store,
-    UpdateDeadline,
-};
-
-/// How often the epoch advances: the granularity of time limits and of yielding to tokio.
-pub const EPOCH_TICK: Duration = Duration::from_millis(1);
-/// Wasm stack for the guest's frames; Python's recursion limit is sized to stay inside it.
-pub const MAX_WASM_STACK_BYTES: usize = 4 << 20;
-/// Fiber stack per running step: the wasm stack plus room for host functions.
-pub const ASYNC_STACK_BYTES: usize = MAX_WASM_STACK_BYTES + (1 << 20);
-/// Instantiation runs no guest code of ours, but the epoch check still applies to it.
-const INSTANTIATE_BUDGET: Duration = Duration::from_secs(10);
-/// Containers that may be alive in memory at once (each holds one slot of the instance pool).
-pub const DEFAULT_MAX_CONTAINERS: u32 = 1024;
-/// How often the ready pool is checked and topped up.
-const READY_POLL: Duration = Duration::from_millis(2);
-/// The pool is topped up only after this long without a request for a container: under a
-/// stream of new containers, preparing more in the background only slows the foreground.
-const READY_QUIET: Duration = Duration::from_millis(20);
-/// Containers kept ready by default: enough for bursts of new sessions on a small machine.
-pub const DEFAULT_READY_CONTAINERS: usize = 2;
-/// The first execution whose written pages a ready container prefaults: what most first
-/// executions touch (compiling, running, printing, the seeded random state).
-const HOT_PAGES_PROBE: &str = "x = [i * 2 for i in range(10)]\nprint(x)";
-/// Function table slots per instance (RustPython's table has about 20,000).
-pub const MAX_TABLE_ELEMENTS: usize = 100_000;
-/// A freed slot keeps up to this much of its memory resident: pages the last container
-/// dirtied are copied back from the image instead of being dropped, so the next container
-/// starts without page faults on the interpreter's hot pages.
-pub const KEEP_RESIDENT_BYTES: usize = 16 << 20;
+use wasmtime::{Engine, InstancePre, Store};
 
 /// Errors of the sandbox layer. Script failures are not errors: they are [`Outcome`]s.
 #[derive(Debug, thiserror::Error)]
@@ -81,98 +58,11 @@ pub enum SandboxError {
     Snapshot(String),
 }
 
-/// Settings of a sandbox; limits of single executions come with each request.
-#[derive(Debug, Clone)]
-pub struct SandboxConfig {
-    /// Where the compiled base image is cached (`~/.cache/sluice` by default).
-    pub cache_dir: PathBuf,
-    /// The largest limits any request may ask for.
-    pub maxima: Limits,
-    /// Containers that may be alive in memory at once.
-    pub max_containers: u32,
-    /// Seals snapshots (HMAC); a snapshot sealed with another key is refused. Keep it stable
-    /// to restore snapshots after a restart, and shared between nodes.
-    pub snapshot_key: Vec<u8>,
-    /// Samples guest stacks at each epoch tick, for benchmarks' CPU profiles.
-    pub profiler: Option<Arc<GuestProfiler>>,
-    /// Containers kept instantiated and prefaulted for the next requests (each holds a slot
-    /// of `max_containers` until taken); 0 turns the pool off.
-    pub ready_containers: usize,
-}
-
-impl Default for SandboxConfig {
-    fn default() -> Self {
-        Self {
-            cache_dir: default_cache_dir(),
-            maxima: Limits::server_maxima(),
-            max_containers: DEFAULT_MAX_CONTAINERS,
-            // Good for this process only; the service passes a key it keeps.
-            snapshot_key: crate::keys::ServerKey::random().snapshot_key(),
-            profiler: None,
-            ready_containers: DEFAULT_READY_CONTAINERS,
-        }
-    }
-}
-
-/// `$SLUICE_CACHE_DIR`, else `$XDG_CACHE_HOME/sluice`, else `~/.cache/sluice`; empty when
-/// none is set. Never a shared temporary directory: compiled code is loaded from here.
-pub fn default_cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("SLUICE_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir).join("sluice");
-    }
-    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-        Some(home) => PathBuf::from(home).join(".cache").join("sluice"),
-        None => PathBuf::new(),
-    }
-}
-
 /// The engine, the base image and the epoch ticker, shared by every container.
 #[derive(Clone)]
 pub struct Sandbox {
     shared: Arc<Shared>,
     ready: Arc<ReadyPool>,
-}
-
-/// Containers instantiated and prefaulted ahead of demand: a new container then starts
-/// without the page faults of its first execution. Held by the handles, not by [`Shared`]
-/// (containers point to it), so that dropping the last handle frees everything.
-struct ReadyPool {
-    containers: std::sync::Mutex<Vec<Container>>,
-    /// When the last container was asked for, in microseconds since `epoch`.
-    last_demand_us: std::sync::atomic::AtomicU64,
-    epoch: Instant,
-}
-
-impl Default for ReadyPool {
-    fn default() -> Self {
-        Self { containers: Default::default(), last_demand_us: 0.into(), epoch: Instant::now() }
-    }
-}
-
-impl ReadyPool {
-    fn note_demand(&self) {
-        self.last_demand_us.store(self.epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
-    }
-
-    /// Whether containers were asked for lately: refilling then would compete with them
-    /// for the cores and the address space lock, so it waits for a quiet moment.
-    fn busy(&self) -> bool {
-        let last = Duration::from_micros(self.last_demand_us.load(Ordering::Relaxed));
-        self.epoch.elapsed().saturating_sub(last) < READY_QUIET
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Container>> {
-        self.containers.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Frees the slots the ready containers hold; how many there were.
-    fn drain(&self) -> usize {
-        let taken = std::mem::take(&mut *self.lock());
-        taken.len() // dropped here, outside the lock: each drop resets a slot
-    }
 }
 
 pub(crate) struct Shared {
@@ -227,38 +117,6 @@ impl Sandbox {
             sandbox.start_refilling();
         }
         Ok(sandbox)
-    }
-
-    /// Runs a small first execution in a probe container and notes the pages it wrote.
-    async fn find_hot_pages(&self) {
-        let Ok(mut probe) = Container::new(self.shared.clone(), Uuid::nil(), 0).await else { return };
-        let request = ExecuteRequest { code: HOT_PAGES_PROBE, tools: &[], limits: Limits::default(), now_ns: Some(0) };
-        if probe.execute(request).await.is_ok() {
-            let _ = self.shared.hot_pages.set(probe.written_pages());
-        }
-    }
-
-    /// Keeps the ready pool topped up, in quiet moments, from a background task that polls it: waking a
-    /// parked worker from the request path would cost that request more (up to half a
-    /// millisecond on a small VM) than the pool saves. The task holds weak references and
-    /// ends with the sandbox. Outside a tokio runtime there is no pool.
-    fn start_refilling(&self) {
-        let target = self.shared.config.ready_containers;
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let (shared, ready) = (Arc::downgrade(&self.shared), Arc::downgrade(&self.ready));
-        runtime.spawn(async move {
-            let mut poll = tokio::time::interval(READY_POLL);
-            poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                poll.tick().await;
-                let (Some(shared), Some(ready)) = (shared.upgrade(), ready.upgrade()) else { return };
-                while ready.lock().len() < target && !ready.busy() {
-                    let Ok(mut container) = Container::new_spare(shared.clone()).await else { break };
-                    container.prefault(shared.hot_pages.get().map_or(&[], Vec::as_slice));
-                    ready.lock().push(container);
-                }
-            }
-        });
     }
 
     /// Stops every script running now and every later one, at their next epoch tick: they end
@@ -360,96 +218,4 @@ impl Shared {
     pub(crate) fn maxima(&self) -> &Limits {
         &self.config.maxima
     }
-}
-
-async fn instantiate(
-    engine: &Engine,
-    pre: &InstancePre<HostState>,
-    seed: u64,
-    memory_bytes: u64,
-) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
-    let mut store = build_store(engine, HostState::new(seed, memory_bytes, 0));
-    store.data_mut().deadline = Instant::now() + INSTANTIATE_BUDGET;
-    let instance = pre.instantiate_async(&mut store).await.map_err(|e| {
-        match e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>() {
-            Some(full) => SandboxError::Capacity(full.to_string()),
-            None => SandboxError::Engine(format!("instantiating the image: {e:#}")),
-        }
-    })?;
-    let exports = abi::GuestExports::new(&instance, &mut store).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-    Ok((store, exports))
-}
-
-fn engine_config(sandbox: &SandboxConfig) -> Config {
-    // Slots are reused: a new container gets a slot whose hot pages are already resident,
-    // reset to the image by copying back only the pages the last tenant dirtied.
-    let mut pool = PoolingAllocationConfig::new();
-    // The pre-initialization store and the pristine instance take slots too.
-    let slots = sandbox.max_containers.saturating_add(2);
-    pool.total_memories(slots)
-        .total_tables(slots)
-        .total_core_instances(slots)
-        .total_stacks(slots)
-        .max_memory_size(sandbox.maxima.memory_bytes.max(limits::MAX_MEMORY_BYTES) as usize)
-        .table_elements(MAX_TABLE_ELEMENTS)
-        .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
-        .table_keep_resident(MAX_TABLE_ELEMENTS * std::mem::size_of::<usize>())
-        .async_stack_keep_resident(ASYNC_STACK_BYTES)
-        .pagemap_scan(Enabled::Auto);
-    let mut config = Config::new();
-    config
-        .epoch_interruption(true)
-        .memory_init_cow(true)
-        .max_wasm_stack(MAX_WASM_STACK_BYTES)
-        .async_stack_size(ASYNC_STACK_BYTES)
-        .parallel_compilation(true)
-        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-    config
-}
-
-/// The store every guest runs in: memory guard, and a deadline checked at each epoch tick.
-pub(crate) fn build_store(engine: &Engine, state: HostState) -> Store<HostState> {
-    let mut store = Store::new(engine, state);
-    store.limiter(|state| &mut state.memory_guard);
-    store.set_epoch_deadline(1);
-    store.epoch_deadline_callback(|mut ctx| {
-        if let Some(profiler) = ctx.data().profiler.clone() {
-            profiler.sample(&ctx);
-        }
-        let state = ctx.data_mut();
-        if Instant::now() >= state.deadline {
-            state.timed_out = true;
-            return Ok(UpdateDeadline::Interrupt);
-        }
-        if state.interruptible && state.halt.load(Ordering::Relaxed) {
-            state.halted = true;
-            return Ok(UpdateDeadline::Interrupt);
-        }
-        // Let other containers' work run on this thread between ticks.
-        Ok(UpdateDeadline::Yield(1))
-    });
-    store
-}
-
-/// The imports a guest module needs: our WASI subset and the `sluice_v1` ABI.
-pub(crate) fn new_linker(engine: &Engine, module: &Module) -> wasmtime::Result<Linker<HostState>> {
-    let mut linker = Linker::new(engine);
-    wasi::add_to_linker(&mut linker, module)?;
-    abi::add_to_linker(&mut linker)?;
-    Ok(linker)
-}
-
-fn start_epoch_ticker(engine: &Engine) -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let (engine, flag) = (engine.clone(), stop.clone());
-    std::thread::Builder::new()
-        .name("sluice-epoch".into())
-        .spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
-                std::thread::sleep(EPOCH_TICK);
-                engine.increment_epoch();
-            }
-        })
-        .expect("the epoch ticker thread starts");
-    stop
 }

@@ -1,0 +1,91 @@
+//! The ready pool: containers instantiated and prefaulted ahead of demand, so that a new
+//! container starts without the page faults of its first execution, topped up in quiet moments.
+
+use super::container::Container;
+use super::{ExecuteRequest, Limits, Sandbox};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+use uuid::Uuid;
+
+/// How often the ready pool is checked and topped up.
+const READY_POLL: Duration = Duration::from_millis(2);
+/// The pool is topped up only after this long without a request for a container: under a
+/// stream of new containers, preparing more in the background only slows the foreground.
+const READY_QUIET: Duration = Duration::from_millis(20);
+/// The first execution whose written pages a ready container prefaults: what most first
+/// executions touch (compiling, running, printing, the seeded random state).
+const HOT_PAGES_PROBE: &str = "x = [i * 2 for i in range(10)]\nprint(x)";
+
+/// Containers instantiated and prefaulted ahead of demand: a new container then starts
+/// without the page faults of its first execution. Held by the handles, not by [`Shared`]
+/// (containers point to it), so that dropping the last handle frees everything.
+pub(super) struct ReadyPool {
+    containers: std::sync::Mutex<Vec<Container>>,
+    /// When the last container was asked for, in microseconds since `epoch`.
+    last_demand_us: std::sync::atomic::AtomicU64,
+    epoch: Instant,
+}
+
+impl Default for ReadyPool {
+    fn default() -> Self {
+        Self { containers: Default::default(), last_demand_us: 0.into(), epoch: Instant::now() }
+    }
+}
+
+impl ReadyPool {
+    pub(super) fn note_demand(&self) {
+        self.last_demand_us.store(self.epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// Whether containers were asked for lately: refilling then would compete with them
+    /// for the cores and the address space lock, so it waits for a quiet moment.
+    pub(super) fn busy(&self) -> bool {
+        let last = Duration::from_micros(self.last_demand_us.load(Ordering::Relaxed));
+        self.epoch.elapsed().saturating_sub(last) < READY_QUIET
+    }
+
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Container>> {
+        self.containers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Frees the slots the ready containers hold; how many there were.
+    pub(super) fn drain(&self) -> usize {
+        let taken = std::mem::take(&mut *self.lock());
+        taken.len() // dropped here, outside the lock: each drop resets a slot
+    }
+}
+
+impl Sandbox {
+    /// Runs a small first execution in a probe container and notes the pages it wrote.
+    pub(super) async fn find_hot_pages(&self) {
+        let Ok(mut probe) = Container::new(self.shared.clone(), Uuid::nil(), 0).await else { return };
+        let request = ExecuteRequest { code: HOT_PAGES_PROBE, tools: &[], limits: Limits::default(), now_ns: Some(0) };
+        if probe.execute(request).await.is_ok() {
+            let _ = self.shared.hot_pages.set(probe.written_pages());
+        }
+    }
+
+    /// Keeps the ready pool topped up, in quiet moments, from a background task that polls it: waking a
+    /// parked worker from the request path would cost that request more (up to half a
+    /// millisecond on a small VM) than the pool saves. The task holds weak references and
+    /// ends with the sandbox. Outside a tokio runtime there is no pool.
+    pub(super) fn start_refilling(&self) {
+        let target = self.shared.config.ready_containers;
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let (shared, ready) = (Arc::downgrade(&self.shared), Arc::downgrade(&self.ready));
+        runtime.spawn(async move {
+            let mut poll = tokio::time::interval(READY_POLL);
+            poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                poll.tick().await;
+                let (Some(shared), Some(ready)) = (shared.upgrade(), ready.upgrade()) else { return };
+                while ready.lock().len() < target && !ready.busy() {
+                    let Ok(mut container) = Container::new_spare(shared.clone()).await else { break };
+                    container.prefault(shared.hot_pages.get().map_or(&[], Vec::as_slice));
+                    ready.lock().push(container);
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,120 @@
+//! The wasmtime side of the sandbox: the engine's configuration (pooling allocator,
+//! copy-on-write memory, epoch interruption), the store every guest runs in, the linker, and
+//! the epoch ticker.
+
+use super::state::HostState;
+use super::{SandboxConfig, SandboxError, abi, limits, wasi};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use wasmtime::{
+    Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, Linker, Module, PoolingAllocationConfig, Store,
+    UpdateDeadline,
+};
+
+/// How often the epoch advances: the granularity of time limits and of yielding to tokio.
+pub const EPOCH_TICK: Duration = Duration::from_millis(1);
+/// Wasm stack for the guest's frames; Python's recursion limit is sized to stay inside it.
+pub const MAX_WASM_STACK_BYTES: usize = 4 << 20;
+/// Fiber stack per running step: the wasm stack plus room for host functions.
+pub const ASYNC_STACK_BYTES: usize = MAX_WASM_STACK_BYTES + (1 << 20);
+/// Instantiation runs no guest code of ours, but the epoch check still applies to it.
+const INSTANTIATE_BUDGET: Duration = Duration::from_secs(10);
+/// Function table slots per instance (RustPython's table has about 20,000).
+pub const MAX_TABLE_ELEMENTS: usize = 100_000;
+/// A freed slot keeps up to this much of its memory resident: pages the last container
+/// dirtied are copied back from the image instead of being dropped, so the next container
+/// starts without page faults on the interpreter's hot pages.
+pub const KEEP_RESIDENT_BYTES: usize = 16 << 20;
+
+pub(super) async fn instantiate(
+    engine: &Engine,
+    pre: &InstancePre<HostState>,
+    seed: u64,
+    memory_bytes: u64,
+) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
+    let mut store = build_store(engine, HostState::new(seed, memory_bytes, 0));
+    store.data_mut().deadline = Instant::now() + INSTANTIATE_BUDGET;
+    let instance = pre.instantiate_async(&mut store).await.map_err(|e| {
+        match e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>() {
+            Some(full) => SandboxError::Capacity(full.to_string()),
+            None => SandboxError::Engine(format!("instantiating the image: {e:#}")),
+        }
+    })?;
+    let exports = abi::GuestExports::new(&instance, &mut store).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    Ok((store, exports))
+}
+
+pub(super) fn engine_config(sandbox: &SandboxConfig) -> Config {
+    // Slots are reused: a new container gets a slot whose hot pages are already resident,
+    // reset to the image by copying back only the pages the last tenant dirtied.
+    let mut pool = PoolingAllocationConfig::new();
+    // The pre-initialization store and the pristine instance take slots too.
+    let slots = sandbox.max_containers.saturating_add(2);
+    pool.total_memories(slots)
+        .total_tables(slots)
+        .total_core_instances(slots)
+        .total_stacks(slots)
+        .max_memory_size(sandbox.maxima.memory_bytes.max(limits::MAX_MEMORY_BYTES) as usize)
+        .table_elements(MAX_TABLE_ELEMENTS)
+        .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
+        .table_keep_resident(MAX_TABLE_ELEMENTS * std::mem::size_of::<usize>())
+        .async_stack_keep_resident(ASYNC_STACK_BYTES)
+        .pagemap_scan(Enabled::Auto);
+    let mut config = Config::new();
+    config
+        .epoch_interruption(true)
+        .memory_init_cow(true)
+        .max_wasm_stack(MAX_WASM_STACK_BYTES)
+        .async_stack_size(ASYNC_STACK_BYTES)
+        .parallel_compilation(true)
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    config
+}
+
+/// The store every guest runs in: memory guard, and a deadline checked at each epoch tick.
+pub(crate) fn build_store(engine: &Engine, state: HostState) -> Store<HostState> {
+    let mut store = Store::new(engine, state);
+    store.limiter(|state| &mut state.memory_guard);
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(|mut ctx| {
+        if let Some(profiler) = ctx.data().profiler.clone() {
+            profiler.sample(&ctx);
+        }
+        let state = ctx.data_mut();
+        if Instant::now() >= state.deadline {
+            state.timed_out = true;
+            return Ok(UpdateDeadline::Interrupt);
+        }
+        if state.interruptible && state.halt.load(Ordering::Relaxed) {
+            state.halted = true;
+            return Ok(UpdateDeadline::Interrupt);
+        }
+        // Let other containers' work run on this thread between ticks.
+        Ok(UpdateDeadline::Yield(1))
+    });
+    store
+}
+
+/// The imports a guest module needs: our WASI subset and the `sluice_v1` ABI.
+pub(crate) fn new_linker(engine: &Engine, module: &Module) -> wasmtime::Result<Linker<HostState>> {
+    let mut linker = Linker::new(engine);
+    wasi::add_to_linker(&mut linker, module)?;
+    abi::add_to_linker(&mut linker)?;
+    Ok(linker)
+}
+
+pub(super) fn start_epoch_ticker(engine: &Engine) -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (engine, flag) = (engine.clone(), stop.clone());
+    std::thread::Builder::new()
+        .name("sluice-epoch".into())
+        .spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                std::thread::sleep(EPOCH_TICK);
+                engine.increment_epoch();
+            }
+        })
+        .expect("the epoch ticker thread starts");
+    stop
+}
