@@ -214,7 +214,7 @@ impl sluice::engine::Dispatcher for ClientOnly {
 #[tokio::test]
 async fn item03_an_execution_the_host_fails_still_gets_a_finish_record() {
     use sluice::audit::{Event, MemoryRecorder};
-    use sluice::engine::{Progress, Run, RunContext};
+    use sluice::engine::{Moved, Run, RunContext};
     let mut container = common::sandbox().create_container().await.unwrap();
     let recorder = Arc::new(MemoryRecorder::default());
     let context = |id: &str| RunContext {
@@ -226,12 +226,13 @@ async fn item03_an_execution_the_host_fails_still_gets_a_finish_record() {
     let tools = || sluice::Toolset::from_definitions([ToolDefinition::code_callable("t")]).unwrap();
     let limits = sluice::Limits::default();
     let (first_context, second_context) = (context("exec_waiting"), context("exec_failed"));
-    let mut first = Run::new(first_context, tools(), limits, recorder.clone());
-    let paused = first.start(&mut container, "await t({})", &ClientOnly).await.unwrap();
-    assert!(matches!(paused, Progress::WaitingForClient));
+    let first = Run::new(first_context, tools(), limits, recorder.clone());
+    let paused = first.start(&mut container, "await t({})", &ClientOnly).await;
+    assert!(matches!(paused, Moved::Waiting(_)));
     // A second execution in a container that is mid-execution fails in the host.
-    let mut second = Run::new(second_context, tools(), limits, recorder.clone());
-    assert!(second.start(&mut container, "print(1)", &ClientOnly).await.is_err());
+    let second = Run::new(second_context, tools(), limits, recorder.clone());
+    let failed = second.start(&mut container, "print(1)", &ClientOnly).await;
+    assert!(matches!(failed, Moved::Failed { .. }));
     let events = recorder.events.lock().unwrap();
     let finished = events.iter().find_map(|(_, event)| match event {
         Event::ExecutionFinished(f) if f.execution_id == "exec_failed" => Some(f.clone()),

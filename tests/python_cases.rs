@@ -142,11 +142,11 @@ async fn run_case(path: PathBuf) -> Result<(), String> {
             check(outcome.stdout.contains(needle.as_str()), format!("stdout lacks {needle:?}"));
         }
         if let Some(calls) = &d.calls {
-            let made: Vec<&str> = run.run.ledger.iter().map(|c| c.tool.as_str()).collect();
+            let made: Vec<&str> = run.run.ledger().iter().map(|c| c.tool.as_str()).collect();
             check(made == *calls, format!("calls {made:?}, expected {calls:?}"));
         }
         if let Some(pending) = &d.pending {
-            check(run.run.pauses == *pending, format!("pauses {:?}, expected {pending:?}", run.run.pauses));
+            check(run.run.pauses() == *pending, format!("pauses {:?}, expected {pending:?}", run.run.pauses()));
         }
         if d.value_repr.is_some() {
             check(

@@ -1,0 +1,121 @@
+//! A waiting run as data, kept with its container's snapshot so that the execution survives a
+//! restart or moves to another node.
+
+use super::run::{ClientCall, Run, RunContext};
+use super::waiting::WaitingRun;
+use crate::audit::{LedgerEntry, Recorder, Usage};
+use crate::call::{CallResult, ToolFailure};
+use crate::sandbox::Limits;
+use crate::tools::Toolset;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A `Run` waiting for client tool results, as data: kept with its container's snapshot so
+/// the execution survives a restart or moves to another node.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RunState {
+    pub id: String,
+    pub container_id: String,
+    pub owner: String,
+    pub number: u64,
+    pub code: String,
+    pub tools: Vec<crate::tools::ToolDefinition>,
+    /// Calls each tool has had, for `max_calls_per_execution`.
+    pub calls_per_tool: BTreeMap<String, u64>,
+    pub limits: Limits,
+    pub ledger: Vec<LedgerEntry>,
+    pub client_calls: Vec<ClientCallState>,
+    pub pauses: Vec<usize>,
+    pub wake_after_ms: Option<u64>,
+    pub usage: Usage,
+    pub held: Vec<HeldResult>,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct ClientCallState {
+    pub id: String,
+    pub seq: u64,
+    pub name: String,
+    pub input: Arc<serde_json::Map<String, serde_json::Value>>,
+    /// Time left before the call times out.
+    pub remaining_ms: u64,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct HeldResult {
+    pub seq: u64,
+    pub content: Option<Arc<str>>,
+    pub error: Option<ToolFailure>,
+}
+
+impl WaitingRun {
+    /// This run as data.
+    pub fn state(&self) -> RunState {
+        let run = &self.0;
+        let now = Instant::now();
+        let remaining = |at: Instant| at.saturating_duration_since(now).as_millis() as u64;
+        RunState {
+            id: run.id.clone(),
+            container_id: run.container_id.clone(),
+            owner: run.owner.clone(),
+            number: run.number,
+            code: run.code.clone(),
+            tools: run.toolset.tools().map(|t| t.definition.clone()).collect(),
+            calls_per_tool: run.toolset.calls().clone(),
+            limits: run.limits,
+            ledger: run.ledger.clone(),
+            client_calls: run
+                .client_calls
+                .iter()
+                .map(|c| ClientCallState {
+                    id: c.id.clone(),
+                    seq: c.seq,
+                    name: c.name.clone(),
+                    input: c.input.clone(),
+                    remaining_ms: remaining(c.deadline),
+                })
+                .collect(),
+            pauses: run.pauses.clone(),
+            wake_after_ms: run.wake_at.map(remaining),
+            usage: run.usage.clone(),
+            held: run
+                .held
+                .iter()
+                .map(|r| HeldResult { seq: r.seq, content: r.content.clone(), error: r.error.clone() })
+                .collect(),
+        }
+    }
+
+    /// A run brought back from its state; deadlines count on from now.
+    pub fn from_state(state: RunState, recorder: Arc<dyn Recorder>) -> Result<Self, String> {
+        let now = Instant::now();
+        let context = RunContext {
+            execution_id: state.id,
+            container_id: state.container_id,
+            owner: state.owner,
+            number: state.number,
+        };
+        let toolset = Toolset::from_definitions(state.tools)?.with_calls(state.calls_per_tool);
+        let mut run = Run::new(context, toolset, state.limits, recorder);
+        run.code = state.code;
+        run.ledger = state.ledger;
+        run.client_calls = state
+            .client_calls
+            .into_iter()
+            .map(|c| ClientCall {
+                id: c.id,
+                seq: c.seq,
+                name: c.name,
+                input: c.input,
+                deadline: now + Duration::from_millis(c.remaining_ms),
+            })
+            .collect();
+        run.pauses = state.pauses;
+        run.wake_at = state.wake_after_ms.map(|ms| now + Duration::from_millis(ms));
+        run.usage = state.usage;
+        run.held =
+            state.held.into_iter().map(|r| CallResult { seq: r.seq, content: r.content, error: r.error }).collect();
+        Ok(WaitingRun(run))
+    }
+}

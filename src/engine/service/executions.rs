@@ -1,0 +1,294 @@
+//! Executions: started, answered with client tool results, published to readers after every
+//! step, kept in memory while they live, and their tokens counted afterwards.
+
+use super::*;
+
+impl Service {
+    /// Runs a new execution until it completes, fails or needs client tool results.
+    pub async fn create_execution(&self, owner: &Owner, request: NewExecution) -> Result<ExecutionView, ServiceError> {
+        let (this, owner) = (self.clone(), owner.clone());
+        self.detached(async move { this.create_execution_now(&owner, request).await }).await
+    }
+
+    pub(super) async fn create_execution_now(
+        &self,
+        owner: &Owner,
+        request: NewExecution,
+    ) -> Result<ExecutionView, ServiceError> {
+        if self.inner.shutting_down.load(Ordering::Relaxed) {
+            return Err(ServiceError::ShuttingDown);
+        }
+        if request.code.len() > MAX_CODE_BYTES {
+            return Err(ServiceError::InvalidRequest(format!("code is longer than {MAX_CODE_BYTES} bytes")));
+        }
+        let toolset = self.toolset(owner, &request)?;
+        self.check_waiting_quota(owner)?;
+        let limits = self
+            .inner
+            .config
+            .defaults
+            .with_overrides(&request.limits, &self.inner.config.maxima)
+            .map_err(|e| ServiceError::InvalidRequest(e.to_string()))?;
+        let entry = match request.container {
+            Some(id) => self.container(owner, id).await?,
+            None => self.new_container(owner).await?,
+        };
+        let mut slot = entry
+            .slot
+            .try_lock()
+            .map_err(|_| ServiceError::Conflict(format!("container {} is running an execution", entry.id)))?;
+        if entry.is_retired() {
+            return Err(moved(entry.id));
+        }
+        if let Some(waiting) = &slot.waiting {
+            return Err(ServiceError::Conflict(format!(
+                "container {} has execution {} waiting for tool results",
+                entry.id,
+                waiting.run().id()
+            )));
+        }
+        self.touch(&entry);
+        let id = format!("exec_{}", Uuid::new_v4().simple());
+        let context = RunContext {
+            execution_id: id.clone(),
+            container_id: entry.id.to_string(),
+            owner: owner.clone(),
+            number: entry.started.fetch_add(1, Ordering::Relaxed) + 1,
+        };
+        let run = Run::new(context, toolset, limits, self.inner.recorder.clone());
+        let view = ExecutionView {
+            id: id.clone(),
+            container_id: entry.id,
+            container_expires_at: self.expires_at(&entry),
+            code: request.code.clone(),
+            status: ExecutionStatus::Running,
+            tool_uses: Vec::new(),
+            outcome: None,
+            error: None,
+            usage: Usage::default(),
+            ledger: Vec::new(),
+            created_at: SystemTime::now(),
+        };
+        let execution = Arc::new(ExecutionEntry { owner: owner.clone(), view: Mutex::new(view) });
+        self.remember_execution(id, execution.clone());
+        let dispatcher = ServiceDispatcher { http: &self.inner.config.http };
+        let moved = run.start(&mut slot.container, &request.code, &dispatcher).await;
+        let view = self.after_progress(&entry, &mut slot, &execution, moved);
+        self.save_after_execution(&entry, &mut slot).await;
+        Ok(view)
+    }
+
+    /// Refuses a new execution to a key with as many waiting for tool results as it may have.
+    pub(super) fn check_waiting_quota(&self, owner: &Owner) -> Result<(), ServiceError> {
+        let waiting = lock(&self.inner.live_executions)
+            .values()
+            .filter(|e| &e.owner == owner && lock(&e.view).status == ExecutionStatus::RequiresAction)
+            .count();
+        if waiting >= self.inner.config.quotas.waiting_executions {
+            return Err(ServiceError::Quota(format!(
+                "this API key has {waiting} executions waiting for tool results, the most it may"
+            )));
+        }
+        Ok(())
+    }
+
+    /// An execution waiting for client tool results is saved at once, so it survives a
+    /// restart (or another node can take the answer); others when configured so.
+    pub(super) async fn save_after_execution(&self, entry: &ContainerEntry, slot: &mut Slot) {
+        entry.dirty.store(true, Ordering::Relaxed);
+        if (slot.waiting.is_some() || self.inner.config.snapshot_every_execution)
+            && let Err(e) = self.persist(entry, slot).await
+        {
+            tracing::warn!(container = %entry.id, error = %e, "could not save a container after an execution");
+        }
+    }
+
+    /// Answers every pending client call of an execution and runs it on.
+    pub async fn submit_tool_results(
+        &self,
+        owner: &Owner,
+        id: &str,
+        answers: Vec<(String, Result<String, ToolFailure>)>,
+    ) -> Result<ExecutionView, ServiceError> {
+        let (this, owner, id) = (self.clone(), owner.clone(), id.to_owned());
+        self.detached(async move { this.submit_tool_results_now(&owner, &id, answers).await }).await
+    }
+
+    pub(super) async fn submit_tool_results_now(
+        &self,
+        owner: &Owner,
+        id: &str,
+        answers: Vec<(String, Result<String, ToolFailure>)>,
+    ) -> Result<ExecutionView, ServiceError> {
+        let container_id = match self.find_execution(owner, id) {
+            Ok(execution) => lock(&execution.view).container_id,
+            Err(not_here) => {
+                // Saved waiting in a container this node does not hold: bring it here.
+                let store = self.inner.store.as_ref().ok_or(not_here)?;
+                let (container_id, stored_owner) =
+                    store.container_of(id).await?.ok_or_else(|| ServiceError::NotFound(format!("execution {id}")))?;
+                if &stored_owner != owner {
+                    return Err(ServiceError::NotFound(format!("execution {id}")));
+                }
+                container_id
+                    .parse()
+                    .map_err(|_| ServiceError::Internal("a stored container id is not a UUID".into()))?
+            }
+        };
+        let entry = self.container(owner, container_id).await?;
+        let execution = self.find_execution(owner, id)?;
+        // Not waiting behind a running script: a request that would only queue is refused.
+        let mut slot = entry
+            .slot
+            .try_lock()
+            .map_err(|_| ServiceError::Conflict(format!("execution {id} is not waiting for tool results")))?;
+        if entry.is_retired() {
+            return Err(moved(entry.id));
+        }
+        let waiting = match slot.waiting.take() {
+            Some(waiting) if waiting.run().id() == id => waiting,
+            other => {
+                slot.waiting = other;
+                return Err(ServiceError::Conflict(format!("execution {id} is not waiting for tool results")));
+            }
+        };
+        let answers = match waiting.check_answers(answers) {
+            Ok(answers) => answers,
+            Err(e) => {
+                slot.waiting = Some(waiting);
+                return Err(ServiceError::InvalidRequest(e.to_string()));
+            }
+        };
+        self.touch(&entry);
+        let dispatcher = ServiceDispatcher { http: &self.inner.config.http };
+        let moved = waiting.answer(&mut slot.container, answers, &dispatcher).await;
+        let view = self.after_progress(&entry, &mut slot, &execution, moved);
+        self.save_after_execution(&entry, &mut slot).await;
+        Ok(view)
+    }
+
+    pub(super) fn find_execution(&self, owner: &Owner, id: &str) -> Result<Arc<ExecutionEntry>, ServiceError> {
+        let live = lock(&self.inner.live_executions).get(id).cloned();
+        live.or_else(|| lock(&self.inner.finished_executions).get(&id.to_owned()).cloned())
+            .filter(|e| &e.owner == owner)
+            .ok_or_else(|| ServiceError::NotFound(format!("execution {id}")))
+    }
+
+    /// Keeps a running (or waiting) execution where readers and `tool_results` find it.
+    pub(super) fn remember_execution(&self, id: String, entry: Arc<ExecutionEntry>) {
+        lock(&self.inner.live_executions).insert(id, entry);
+    }
+
+    /// Moves a finished execution among the recent ones (which may forget it: the audit store
+    /// has it).
+    pub(super) fn retire_execution(&self, id: &str) {
+        let entry = lock(&self.inner.live_executions).remove(id);
+        if let Some(entry) = entry {
+            let weight = view_bytes(&lock(&entry.view));
+            lock(&self.inner.finished_executions).insert(id.to_owned(), entry, weight);
+        }
+    }
+
+    /// Publishes where the execution stands, keeps a waiting run in the slot, and arms the
+    /// timer that moves it on if the client does not answer in time.
+    pub(super) fn after_progress(
+        &self,
+        entry: &Arc<ContainerEntry>,
+        slot: &mut Slot,
+        execution: &ExecutionEntry,
+        moved: Moved,
+    ) -> ExecutionView {
+        self.touch(entry);
+        let mut view = lock(&execution.view);
+        view.container_expires_at = self.expires_at(entry);
+        let run = match &moved {
+            Moved::Finished { run, .. } | Moved::Failed { run, .. } => run,
+            Moved::Waiting(waiting) => waiting.run(),
+        };
+        view.usage = run.usage().clone();
+        view.ledger = run.ledger().to_vec();
+        match moved {
+            Moved::Finished { run, outcome } => {
+                let outcome = *outcome;
+                let metrics = &self.inner.metrics;
+                for call in run.ledger() {
+                    metrics.tool_call(status_name(call.status));
+                }
+                metrics.execution_time(outcome.run_time);
+                view.tool_uses.clear();
+                view.status = match &outcome.stop {
+                    None => ExecutionStatus::Completed,
+                    Some(stop) => {
+                        metrics.limit_hit(stop.code());
+                        view.error =
+                            Some(ExecutionError { kind: stop.code().into(), message: stop.message(run.limits()) });
+                        ExecutionStatus::Failed
+                    }
+                };
+                metrics.execution(if view.status == ExecutionStatus::Completed { "completed" } else { "failed" });
+                self.count_tokens_later(&run, &outcome);
+                view.outcome = Some(outcome);
+            }
+            Moved::Waiting(waiting) => {
+                self.inner.metrics.execution("requires_action");
+                view.status = ExecutionStatus::RequiresAction;
+                let run = waiting.run();
+                view.tool_uses = run.client_calls().iter().map(ToolUse::from).collect();
+                if let Some(deadline) = run.next_deadline() {
+                    self.arm_timer(entry.clone(), run.id().to_owned(), deadline);
+                }
+                slot.waiting = Some(waiting);
+            }
+            Moved::Failed { error, .. } => {
+                view.status = ExecutionStatus::Failed;
+                view.tool_uses.clear();
+                view.error = Some(ExecutionError {
+                    kind: crate::audit::Ending::InternalError.as_str().into(),
+                    message: error.to_string(),
+                });
+                self.inner.metrics.execution("failed");
+            }
+        }
+        let published = view.clone();
+        // The view's lock is let go first: readers of the index take the index, then views.
+        drop(view);
+        if published.status != ExecutionStatus::RequiresAction {
+            self.retire_execution(&published.id);
+        }
+        published
+    }
+
+    /// Tokenizing what stayed in and what came out takes milliseconds for large results, so
+    /// it happens after the answer, into the executions index: one execution at a time, at
+    /// a bounded cost each (see [`super::tokens`]); when too many wait, only estimates are
+    /// recorded.
+    pub(super) fn count_tokens_later(&self, run: &Run, outcome: &Outcome) {
+        let Some(store) = self.inner.store.clone() else { return };
+        let inside = crate::engine::tokens::Sample::of(run.ledger().iter().filter_map(|c| c.result.as_deref()));
+        let returned = [outcome.stdout.as_str(), outcome.stderr.as_str(), outcome.value_repr.as_deref().unwrap_or("")];
+        let returned = crate::engine::tokens::Sample::of(returned);
+        let id = run.id.clone();
+        let queue = self.inner.token_queue.clone();
+        let turn = self.inner.token_turn.clone();
+        tokio::spawn(async move {
+            // Queued: counted in turn. Not queued (too many wait): estimated at once.
+            let place = queue.try_acquire_owned().ok();
+            let turn = match &place {
+                Some(_) => turn.acquire_owned().await.ok(),
+                None => None,
+            };
+            let (inside, returned) = if turn.is_some() {
+                match tokio::task::spawn_blocking(move || (inside.count(), returned.count())).await {
+                    Ok(counted) => counted,
+                    Err(_) => return,
+                }
+            } else {
+                (inside.estimate(), returned.estimate())
+            };
+            let estimated = inside.estimated || returned.estimated;
+            if let Err(e) = store.set_tokens(&id, inside.tokens as i64, returned.tokens as i64, estimated).await {
+                tracing::warn!(execution = %id, error = %e, "could not record token counts");
+            }
+        });
+    }
+}

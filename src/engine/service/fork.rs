@@ -1,0 +1,51 @@
+//! Forks: a new container with another's state, its numbering and a pointer into its chain.
+
+use super::*;
+
+impl Service {
+    /// A new container with the same state as `id` (and its numbering of executions).
+    pub async fn fork_container(&self, owner: &Owner, id: Uuid) -> Result<super::ContainerView, ServiceError> {
+        let (this, owner) = (self.clone(), owner.clone());
+        self.detached(async move { this.fork_container_now(&owner, id).await }).await
+    }
+
+    pub(super) async fn fork_container_now(
+        &self,
+        owner: &Owner,
+        id: Uuid,
+    ) -> Result<super::ContainerView, ServiceError> {
+        let parent = self.container(owner, id).await?;
+        // The state, its place in the parent's chain and its numbering, all taken together
+        // under the parent's lock: nothing the parent runs next belongs to the fork.
+        let (snapshot, forked_from, started) = {
+            let mut slot = parent
+                .slot
+                .try_lock()
+                .map_err(|_| ServiceError::Conflict(format!("container {id} is running an execution")))?;
+            if parent.is_retired() {
+                return Err(super::moved(id));
+            }
+            if slot.waiting.is_some() {
+                return Err(ServiceError::Conflict(format!(
+                    "container {id} has an execution waiting for tool results"
+                )));
+            }
+            let forked_from = match &self.inner.store {
+                Some(store) => store.chain_head(&id.to_string()).await?.map(|(seq, hash)| crate::audit::ForkPoint {
+                    container_id: id.to_string(),
+                    seq,
+                    hash,
+                }),
+                None => None,
+            };
+            let snapshot = slot.container.snapshot(serde_json::Value::Null).await?;
+            (snapshot, forked_from, parent.started.load(Ordering::Relaxed))
+        };
+        self.check_container_quota(owner).await?;
+        self.make_room().await?;
+        let child_id = Uuid::new_v4();
+        let (container, _) = self.inner.sandbox.restore_container(child_id, id, &snapshot).await?;
+        let entry = self.adopt_new(owner, container, forked_from, started).await?;
+        Ok(self.container_view(&entry, super::ContainerState::Idle, 0))
+    }
+}

@@ -1,0 +1,322 @@
+//! The service's engine: containers and executions by id, client-tool pauses and their
+//! timers, expiry. The HTTP layer is a thin shell over [`Service`].
+//!
+//! A container's slot (a tokio mutex) is held while its execution runs; an execution waiting
+//! for client tool results keeps its [`Run`] in the slot without holding the lock. Readers
+//! of an execution see a [`ExecutionView`] that is replaced after every step, so they never
+//! wait for a running script.
+//!
+//! The maps and views are std mutexes, never held across an await. Where two are held at
+//! once, an index (containers, executions) is taken before a view, never after: a view's
+//! lock is let go before its execution moves between indexes.
+
+mod config;
+mod containers;
+mod error;
+mod executions;
+mod fork;
+mod history;
+mod leases;
+mod persistence;
+mod quotas;
+mod recovery;
+mod restore;
+mod shutdown;
+mod timers;
+mod tools;
+mod views;
+
+pub use config::{
+    DEFAULT_HANDOFF_IDLE, DEFAULT_IDLE_TIMEOUT, DEFAULT_LEASE_TTL, DEFAULT_MAX_AGE, DEFAULT_MAX_LIVE_CONTAINERS,
+    DEFAULT_SNAPSHOT_IDLE, ServiceConfig,
+};
+pub use error::ServiceError;
+pub use quotas::Quotas;
+pub use views::{ContainerState, ContainerView, ExecutionError, ExecutionStatus, ExecutionView, NewExecution, ToolUse};
+
+use persistence::{SealedState, at, ms};
+use quotas::{ReplayGate, RequestGate};
+use views::{view_bytes, view_from_history};
+
+use super::metrics::{Gauges, Metrics};
+use super::{
+    CallStatus, Dispatch, Dispatcher, EngineError, LedgerEntry, Moved, Run, RunContext, RunState, Usage, WaitingRun,
+};
+use crate::audit::{
+    ContainerHistory, Discard, Event, ExecutionFilter, ExecutionHistory, ExecutionRow, Record, Recorder, Store,
+    StoredContainer,
+};
+use crate::call::{ToolCall, ToolFailure};
+use crate::engine::replay::{ReplayReport, replay};
+use crate::sandbox::{Container, LimitOverrides, Limits, Outcome, Sandbox, SandboxError};
+use crate::tools::http::{CallContext, HttpExecutor};
+use crate::tools::registry::ToolRegistry;
+use crate::tools::{Admission, Executor, Tool, ToolDefinition, Toolset};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use uuid::Uuid;
+
+/// How often expired containers are looked for.
+pub const REAP_INTERVAL: Duration = Duration::from_secs(1);
+/// Finished executions kept in memory for `GET` (the oldest go first).
+pub const MAX_RETAINED_EXECUTIONS: usize = 10_000;
+/// Ids of removed containers remembered, to answer 410 rather than 404.
+pub const MAX_REMEMBERED_GONE: usize = 10_000;
+pub const MAX_CODE_BYTES: usize = 1 << 20;
+/// Bytes of finished executions' views kept in memory for quick reads (outputs, ledgers);
+/// past it the oldest are read from the audit store instead.
+pub const MAX_RETAINED_EXECUTION_BYTES: usize = 256 << 20;
+/// The longest a shutdown spends saving containers (one snapshot takes milliseconds).
+pub const SHUTDOWN_SAVE_BUDGET: Duration = Duration::from_secs(4);
+/// Executions waiting to have their tokens counted; past this, only estimates are recorded.
+pub const MAX_QUEUED_TOKEN_COUNTS: usize = 256;
+pub const MAX_TOOLS_PER_EXECUTION: usize = 256;
+
+/// Who a request acts for: the id of its API key ("anonymous" when keys are off).
+pub type Owner = String;
+
+struct ContainerEntry {
+    id: Uuid,
+    owner: Owner,
+    created_at: SystemTime,
+    /// Executions started in this container (numbers them).
+    started: std::sync::atomic::AtomicU64,
+    /// Until when this node's lease on the container holds (as far as it knows).
+    lease_until: Mutex<Instant>,
+    /// Changed since it was last saved.
+    dirty: AtomicBool,
+    last_used: Mutex<SystemTime>,
+    /// Set once this node no longer runs the container (unloaded, deleted, expired, its lease
+    /// lost): whoever still holds the entry must not use it. Checked under the slot lock.
+    retired: AtomicBool,
+    slot: tokio::sync::Mutex<Slot>,
+}
+
+impl ContainerEntry {
+    fn is_retired(&self) -> bool {
+        self.retired.load(Ordering::Acquire)
+    }
+}
+
+/// What a request that meets a retired entry answers: the container moved; asking again finds
+/// it where it is now.
+fn moved(id: Uuid) -> ServiceError {
+    ServiceError::Conflict(format!("container {id} was unloaded while the request waited; try again"))
+}
+
+struct Slot {
+    container: Container,
+    /// The execution waiting for client tool results, if any.
+    waiting: Option<WaitingRun>,
+}
+
+struct ExecutionEntry {
+    owner: Owner,
+    view: Mutex<ExecutionView>,
+}
+
+/// Why a container was removed (an id in neither map is unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gone {
+    Expired,
+    Deleted,
+}
+
+struct Inner {
+    sandbox: Sandbox,
+    config: ServiceConfig,
+    registry: ToolRegistry,
+    metrics: Metrics,
+    recorder: Arc<dyn Recorder>,
+    store: Option<Arc<Store>>,
+    containers: Mutex<HashMap<Uuid, Arc<ContainerEntry>>>,
+    gone: Mutex<Bounded<Uuid, Gone>>,
+    /// Executions running or waiting for tool results: never forgotten while they are, so a
+    /// waiting execution stays answerable whatever other keys do (each key's waiting ones are
+    /// capped by its quota).
+    live_executions: Mutex<HashMap<String, Arc<ExecutionEntry>>>,
+    /// Finished executions, the most recent kept for quick reads (older ones are read from
+    /// the audit store).
+    finished_executions: Mutex<Bounded<String, Arc<ExecutionEntry>>>,
+    replays: Arc<ReplayGate>,
+    requests: RequestGate,
+    /// Token counts waiting (bounded) and the one being counted.
+    token_queue: Arc<tokio::sync::Semaphore>,
+    token_turn: Arc<tokio::sync::Semaphore>,
+    shutting_down: AtomicBool,
+    /// One restore at a time per container (others wait for it rather than load twice).
+    restoring: Mutex<HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// A map that forgets its oldest entries beyond a number of entries or a total weight.
+struct Bounded<K, V> {
+    by_key: HashMap<K, (V, usize)>,
+    order: VecDeque<K>,
+    capacity: usize,
+    max_weight: usize,
+    weight: usize,
+}
+
+impl<K: std::hash::Hash + Eq + Clone, V> Bounded<K, V> {
+    fn new(capacity: usize, max_weight: usize) -> Self {
+        Self { by_key: HashMap::new(), order: VecDeque::new(), capacity, max_weight, weight: 0 }
+    }
+
+    fn insert(&mut self, key: K, value: V, weight: usize) {
+        match self.by_key.insert(key.clone(), (value, weight)) {
+            Some((_, old)) => self.weight -= old,
+            None => self.order.push_back(key),
+        }
+        self.weight += weight;
+        while self.order.len() > self.capacity || (self.weight > self.max_weight && self.order.len() > 1) {
+            if let Some((_, old)) = self.order.pop_front().and_then(|old| self.by_key.remove(&old)) {
+                self.weight -= old;
+            }
+        }
+    }
+
+    fn get(&self, key: &K) -> Option<&V> {
+        self.by_key.get(key).map(|(value, _)| value)
+    }
+}
+
+/// The service core; cheap to clone (shared).
+#[derive(Clone)]
+pub struct Service {
+    inner: Arc<Inner>,
+}
+
+/// Answers admitted calls for the service: `http` tools now, `client` tools by the caller.
+struct ServiceDispatcher<'a> {
+    http: &'a HttpExecutor,
+}
+
+impl Dispatcher for ServiceDispatcher<'_> {
+    async fn dispatch(&self, admission: &Admission, call: &ToolCall, context: &CallContext) -> Dispatch {
+        let definition = &admission.tool.definition;
+        match &definition.executor {
+            Executor::Client => Dispatch::Client,
+            Executor::Http { url } => {
+                let outcome = self.http.call(definition, url, &call.input, context).await;
+                Dispatch::Ready { result: outcome.result, attempts: outcome.attempts }
+            }
+        }
+    }
+}
+
+fn status_name(status: CallStatus) -> &'static str {
+    match status {
+        CallStatus::Requested => "requested",
+        CallStatus::Refused => "refused",
+        CallStatus::Dispatched => "dispatched",
+        CallStatus::Succeeded => "succeeded",
+        CallStatus::Failed => "failed",
+        CallStatus::TimedOut => "timed_out",
+        CallStatus::Cancelled => "cancelled",
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Service {
+    /// A service that keeps no audit trail (tests, throwaway runs).
+    pub fn new(sandbox: Sandbox, config: ServiceConfig) -> Self {
+        Self::build(sandbox, config, Arc::new(Discard), None)
+    }
+
+    /// A service that records everything in `store` before it reports it.
+    pub fn with_store(sandbox: Sandbox, config: ServiceConfig, store: Arc<Store>) -> Self {
+        Self::build(sandbox, config, store.clone(), Some(store))
+    }
+
+    /// A service whose events go to `recorder` (benchmarks compare recorders this way).
+    pub fn with_recorder(sandbox: Sandbox, config: ServiceConfig, recorder: Arc<dyn Recorder>) -> Self {
+        Self::build(sandbox, config, recorder, None)
+    }
+
+    pub(super) fn build(
+        sandbox: Sandbox,
+        config: ServiceConfig,
+        recorder: Arc<dyn Recorder>,
+        store: Option<Arc<Store>>,
+    ) -> Self {
+        let service = Self {
+            inner: Arc::new(Inner {
+                registry: ToolRegistry::new(config.quotas.tools),
+                sandbox,
+                config,
+                metrics: Metrics::default(),
+                recorder,
+                store,
+                containers: Mutex::default(),
+                gone: Mutex::new(Bounded::new(MAX_REMEMBERED_GONE, usize::MAX)),
+                live_executions: Mutex::default(),
+                finished_executions: Mutex::new(Bounded::new(MAX_RETAINED_EXECUTIONS, MAX_RETAINED_EXECUTION_BYTES)),
+                replays: Arc::default(),
+                requests: RequestGate::default(),
+                token_queue: Arc::new(tokio::sync::Semaphore::new(MAX_QUEUED_TOKEN_COUNTS)),
+                token_turn: Arc::new(tokio::sync::Semaphore::new(1)),
+                shutting_down: AtomicBool::new(false),
+                restoring: Mutex::new(HashMap::new()),
+            }),
+        };
+        service.spawn_reaper();
+        service
+    }
+
+    /// A place among `owner`'s requests in flight, held while the request runs (the API
+    /// takes one for every request of a key).
+    pub fn request_place(&self, owner: &Owner) -> Result<tokio::sync::OwnedSemaphorePermit, ServiceError> {
+        self.inner.requests.admit(owner, &self.inner.config.quotas)
+    }
+
+    pub fn config(&self) -> &ServiceConfig {
+        &self.inner.config
+    }
+
+    pub fn metrics_text(&self) -> String {
+        let containers = lock(&self.inner.containers).len() as u64;
+        let executions_waiting = lock(&self.inner.live_executions)
+            .values()
+            .filter(|e| lock(&e.view).status == ExecutionStatus::RequiresAction)
+            .count() as u64;
+        self.inner.metrics.render(Gauges { containers, executions_waiting })
+    }
+
+    /// Runs `work` as a task of its own, so that a caller that goes away (an HTTP client
+    /// disconnecting) cannot cut an execution, a restore or a save off half-way: the work ends
+    /// as it would have, on record, and only its answer is lost.
+    pub(super) async fn detached<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, ServiceError>> + Send + 'static,
+    ) -> Result<T, ServiceError> {
+        tokio::spawn(work).await.unwrap_or_else(|e| Err(ServiceError::Internal(format!("the work failed: {e}"))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_names_match_the_ledger() {
+        assert_eq!(status_name(CallStatus::TimedOut), CallStatus::TimedOut.name());
+    }
+
+    #[test]
+    fn execution_status_serializes_as_the_contract_says() {
+        assert_eq!(serde_json::to_value(ExecutionStatus::RequiresAction).unwrap(), "requires_action");
+        assert_eq!(serde_json::to_value(ExecutionStatus::Completed).unwrap(), "completed");
+    }
+
+    #[test]
+    fn unix_ms_counts_from_the_epoch() {
+        assert_eq!(super::super::unix_ms(SystemTime::UNIX_EPOCH + Duration::from_millis(1234)), 1234);
+    }
+}

@@ -1,0 +1,153 @@
+//! What readers see of executions and containers: views replaced after every step, and
+//! views rebuilt from the audit trail for executions no longer in memory.
+
+use super::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecutionStatus {
+    Running,
+    RequiresAction,
+    Completed,
+    Failed,
+}
+
+/// A call handed to the API caller, as a `tool_use` block shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolUse {
+    pub id: String,
+    pub name: String,
+    pub input: Arc<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl From<&crate::engine::ClientCall> for ToolUse {
+    fn from(call: &crate::engine::ClientCall) -> Self {
+        Self { id: call.id.clone(), name: call.name.clone(), input: call.input.clone() }
+    }
+}
+
+/// A call of an execution saved while waiting, as it was handed out.
+impl From<&crate::engine::ClientCallState> for ToolUse {
+    fn from(call: &crate::engine::ClientCallState) -> Self {
+        Self { id: call.id.clone(), name: call.name.clone(), input: call.input.clone() }
+    }
+}
+
+/// Why an execution failed, beyond the script's own exceptions.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExecutionError {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+}
+
+/// What readers of an execution see; replaced after every step.
+#[derive(Debug, Clone)]
+pub struct ExecutionView {
+    pub id: String,
+    pub container_id: Uuid,
+    pub container_expires_at: SystemTime,
+    pub code: String,
+    pub status: ExecutionStatus,
+    pub tool_uses: Vec<ToolUse>,
+    pub outcome: Option<Outcome>,
+    pub error: Option<ExecutionError>,
+    pub usage: Usage,
+    pub ledger: Vec<LedgerEntry>,
+    pub created_at: SystemTime,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContainerState {
+    Idle,
+    Running,
+    WaitingForTools,
+}
+
+#[derive(Debug, Clone)]
+pub struct ContainerView {
+    pub id: Uuid,
+    pub created_at: SystemTime,
+    pub expires_at: SystemTime,
+    pub state: ContainerState,
+    pub executions: u64,
+}
+
+/// What a new execution asks for.
+#[derive(Debug, Clone, Default)]
+pub struct NewExecution {
+    pub code: String,
+    pub container: Option<Uuid>,
+    pub tools: Vec<ToolDefinition>,
+    pub tool_names: Vec<String>,
+    pub limits: LimitOverrides,
+}
+
+/// About what a view holds in memory: its texts, and the ledger's arguments and results.
+pub(super) fn view_bytes(view: &ExecutionView) -> usize {
+    let outcome = view
+        .outcome
+        .as_ref()
+        .map_or(0, |o| o.stdout.len() + o.stderr.len() + o.value_repr.as_ref().map_or(0, String::len));
+    let ledger: usize = view
+        .ledger
+        .iter()
+        .map(|c| c.result.as_ref().map_or(0, |r| r.len()) + serde_json::to_string(&*c.input).map_or(0, |t| t.len()))
+        .sum();
+    view.code.len() + outcome + ledger
+}
+
+/// An execution's view rebuilt from the audit trail (after a restart, or once evicted).
+pub(super) fn view_from_history(
+    history: &ContainerHistory,
+    execution: &crate::audit::ExecutionHistory,
+) -> ExecutionView {
+    let at = |ms: u64| SystemTime::UNIX_EPOCH + Duration::from_millis(ms);
+    let finished = execution.finished.as_ref();
+    let outcome = finished.map(|f| Outcome {
+        stdout: f.stdout.clone(),
+        stderr: f.stderr.clone(),
+        return_code: i32::try_from(f.return_code).unwrap_or(1),
+        value_repr: f.value_repr.clone(),
+        error: f.exception.as_ref().map(|e| crate::sandbox::PythonError {
+            kind: e.kind.clone(),
+            message: e.message.clone(),
+            traceback: e.traceback.clone(),
+        }),
+        counts: f.counts.clone(),
+        stop: None,
+        run_time: Duration::from_millis(f.usage.time_ms),
+        tool_calls: f.usage.tool_calls,
+    });
+    let status = match finished {
+        Some(f) if f.status == crate::audit::FinishStatus::Completed => ExecutionStatus::Completed,
+        Some(_) => ExecutionStatus::Failed,
+        // Started but never finished on record: the node holding it stopped.
+        None => ExecutionStatus::Failed,
+    };
+    let error = match finished {
+        Some(f) if f.status != crate::audit::FinishStatus::Completed => Some(ExecutionError {
+            kind: f.outcome.as_str().into(),
+            message: f.error_message.clone().unwrap_or_default(),
+        }),
+        None => Some(ExecutionError {
+            kind: crate::audit::Ending::Interrupted.as_str().into(),
+            message: "the execution did not finish on record (the node running it stopped)".into(),
+        }),
+        _ => None,
+    };
+    ExecutionView {
+        id: execution.execution_id.clone(),
+        container_id: history.container_id.parse().unwrap_or_default(),
+        container_expires_at: at(finished.map_or(execution.started_at, |f| f.finished_at)),
+        code: execution.code.clone(),
+        status,
+        tool_uses: Vec::new(),
+        outcome,
+        error,
+        usage: finished.map(|f| f.usage.clone()).unwrap_or_default(),
+        ledger: execution.ledger.clone(),
+        created_at: at(execution.started_at),
+    }
+}
