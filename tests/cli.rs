@@ -98,6 +98,21 @@ fn run_reports_bad_input_with_exit_2() {
     }
 }
 
+#[test]
+fn malformed_key_value_flags_are_usage_errors_from_clap() {
+    for args in [
+        vec!["run", "x.py", "--limit", "time_ms"],
+        vec!["run", "x.py", "--limit", "time_ms=soon"],
+        vec!["serve", "--max-limit", "memory_bytes=-1", "--listen", "127.0.0.1:0"],
+        vec!["serve", "--quota", "containers", "--listen", "127.0.0.1:0"],
+    ] {
+        let out = sluice(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: invalid value ") && stderr.contains("=VALUE>'"), "{args:?}: {stderr}");
+    }
+}
+
 /// Records executions through the library into a SQLite data directory, for the CLI to read.
 fn record_history(data_dir: &std::path::Path) -> (String, String) {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();

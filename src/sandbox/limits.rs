@@ -112,29 +112,6 @@ impl Limits {
         }
         Ok(self)
     }
-
-    /// Parses one `KEY=VALUE` pair (the CLI's `--limit`) into `overrides`.
-    pub fn parse_assignment(overrides: &mut LimitOverrides, assignment: &str) -> Result<(), String> {
-        let (key, value) =
-            assignment.split_once('=').ok_or_else(|| format!("expected KEY=VALUE, got {assignment:?}"))?;
-        let value: u64 =
-            value.trim().parse().map_err(|_| format!("limit {key} needs a non-negative integer, got {value:?}"))?;
-        let slot = match key.trim() {
-            "time_ms" => &mut overrides.time_ms,
-            "memory_bytes" => &mut overrides.memory_bytes,
-            "max_output_bytes" => &mut overrides.max_output_bytes,
-            "max_tool_calls" => &mut overrides.max_tool_calls,
-            "pending_timeout_ms" => &mut overrides.pending_timeout_ms,
-            other => {
-                return Err(format!(
-                    "unknown limit {other:?} (known: time_ms, memory_bytes, max_output_bytes, \
-                     max_tool_calls, pending_timeout_ms)"
-                ));
-            }
-        };
-        *slot = Some(value);
-        Ok(())
-    }
 }
 
 /// What a request or the CLI asks for; unset fields keep the defaults.
@@ -146,6 +123,26 @@ pub struct LimitOverrides {
     pub max_output_bytes: Option<u64>,
     pub max_tool_calls: Option<u64>,
     pub pending_timeout_ms: Option<u64>,
+}
+
+impl LimitOverrides {
+    /// Names a limit can be set by (the CLI's `--limit KEY=VALUE`, a request's `limits`).
+    pub const NAMES: &'static [&'static str] =
+        &["time_ms", "memory_bytes", "max_output_bytes", "max_tool_calls", "pending_timeout_ms"];
+
+    /// Sets the limit `name`; its range is checked when the overrides are applied.
+    pub fn set(&mut self, name: &str, value: u64) -> Result<(), String> {
+        let slot = match name {
+            "time_ms" => &mut self.time_ms,
+            "memory_bytes" => &mut self.memory_bytes,
+            "max_output_bytes" => &mut self.max_output_bytes,
+            "max_tool_calls" => &mut self.max_tool_calls,
+            "pending_timeout_ms" => &mut self.pending_timeout_ms,
+            other => return Err(format!("unknown limit {other:?} (known: {})", Self::NAMES.join(", "))),
+        };
+        *slot = Some(value);
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -179,8 +176,8 @@ mod tests {
     #[test]
     fn item12_operators_set_the_maxima_and_defaults_stay_within_them() {
         let mut lowered = LimitOverrides::default();
-        Limits::parse_assignment(&mut lowered, "memory_bytes=134217728").unwrap();
-        Limits::parse_assignment(&mut lowered, "time_ms=10000").unwrap();
+        lowered.set("memory_bytes", 134217728).unwrap();
+        lowered.set("time_ms", 10000).unwrap();
         let maxima = Limits::server_maxima().with_overrides(&lowered, &Limits::operator_ceiling()).unwrap();
         let too_much = LimitOverrides { memory_bytes: Some(256 << 20), ..Default::default() };
         assert_eq!(Limits::default().with_overrides(&too_much, &maxima).unwrap_err().name, "memory_bytes");
@@ -193,10 +190,8 @@ mod tests {
     #[test]
     fn cli_assignments_parse_and_reject_unknown_keys() {
         let mut overrides = LimitOverrides::default();
-        Limits::parse_assignment(&mut overrides, "max_tool_calls=7").unwrap();
+        overrides.set("max_tool_calls", 7).unwrap();
         assert_eq!(overrides.max_tool_calls, Some(7));
-        assert!(Limits::parse_assignment(&mut overrides, "cpu=1").unwrap_err().contains("unknown limit"));
-        assert!(Limits::parse_assignment(&mut overrides, "time_ms=-1").is_err());
-        assert!(Limits::parse_assignment(&mut overrides, "time_ms").is_err());
+        assert!(overrides.set("cpu", 1).unwrap_err().contains("unknown limit"));
     }
 }

@@ -55,13 +55,9 @@ impl Quotas {
         "tools",
     ];
 
-    /// Sets one quota from `NAME=VALUE` (the CLI's `--quota`).
-    pub fn set(&mut self, assignment: &str) -> Result<(), String> {
-        let (name, value) =
-            assignment.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, got {assignment:?}"))?;
-        let value: usize =
-            value.trim().parse().map_err(|_| format!("quota {name} needs a non-negative integer, got {value:?}"))?;
-        let slot = match name.trim() {
+    /// Sets the quota `name` (the CLI's `--quota NAME=VALUE`).
+    pub fn set(&mut self, name: &str, value: usize) -> Result<(), String> {
+        let slot = match name {
             "containers" => &mut self.containers,
             "concurrent_requests" => &mut self.concurrent_requests,
             "waiting_executions" => &mut self.waiting_executions,
@@ -176,11 +172,10 @@ mod tests {
     #[test]
     fn quotas_parse_by_name() {
         let mut quotas = Quotas::default();
-        quotas.set("tools=7").unwrap();
-        quotas.set(" containers = 3").unwrap();
+        quotas.set("tools", 7).unwrap();
+        quotas.set("containers", 3).unwrap();
         assert_eq!((quotas.tools, quotas.containers), (7, 3));
-        assert!(quotas.set("cpu=1").unwrap_err().contains("unknown quota"));
-        assert!(quotas.set("tools=-1").is_err());
+        assert!(quotas.set("cpu", 1).unwrap_err().contains("unknown quota"));
     }
 
     /// Item 8 of the security review: replays cost seconds each and had no limit.

@@ -1,28 +1,16 @@
-//! The audit store: sqlx over SQLite or PostgreSQL, one set of queries for both.
+//! The chains in the store: appending records and keeping the executions index in step, reading
+//! records back, listing executions, token counts, verifying every chain, pruning old ones.
 
-use super::{ChainBreak, ContainerHistory, Event, GENESIS_HASH, Record, Recorder, record_hash, verify_chain};
-use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
-use sqlx::{AnyPool, Executor, Row};
-use std::collections::HashMap;
+use super::{Backend, Store, StoreError, now_ms};
+use crate::audit::{
+    ChainBreak, ContainerHistory, Event, ForkPoint, GENESIS_HASH, Record, Recorder, record_hash, unix_ms, verify_chain,
+};
+use sqlx::Row;
+use sqlx::any::AnyRow;
 use std::future::Future;
-use std::path::Path;
 use std::pin::Pin;
-use std::sync::Mutex;
 use std::time::SystemTime;
 
-const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
-    (1, "audit", include_str!("../../migrations/sqlite/0001_audit.sql")),
-    (2, "containers", include_str!("../../migrations/sqlite/0002_containers.sql")),
-    (3, "hardening", include_str!("../../migrations/sqlite/0003_hardening.sql")),
-];
-const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
-    (1, "audit", include_str!("../../migrations/postgres/0001_audit.sql")),
-    (2, "containers", include_str!("../../migrations/postgres/0002_containers.sql")),
-    (3, "hardening", include_str!("../../migrations/postgres/0003_hardening.sql")),
-];
-const SQLITE_CONNECTIONS: u32 = 4;
-const POSTGRES_CONNECTIONS: u32 = 8;
 /// Rows a listing returns at most.
 pub const MAX_LIST_ROWS: i64 = 1_000;
 /// Records per INSERT statement on PostgreSQL (8 parameters each; a round trip per
@@ -33,48 +21,6 @@ const POSTGRES_ROWS_PER_INSERT: usize = 500;
 const SQLITE_ROWS_PER_INSERT: usize = 32;
 /// Chain heads kept in memory (container id -> last seq and hash).
 const MAX_CACHED_HEADS: usize = 100_000;
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("database: {0}")]
-    Database(#[from] sqlx::Error),
-    #[error("migrating the database: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
-    #[error("unsupported database URL {0:?} (use sqlite:// or postgres://)")]
-    UnsupportedUrl(String),
-    #[error("stored record is unreadable: {0}")]
-    Corrupt(String),
-    #[error(
-        "this store's snapshots and audit chain were sealed with another server key (fingerprint \
-         {stored}, this node's {given}): start every node with the same key"
-    )]
-    ForeignKey { stored: String, given: String },
-    #[error("cannot prepare the data directory {0}: {1}")]
-    DataDir(std::path::PathBuf, std::io::Error),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Backend {
-    Sqlite,
-    Postgres,
-}
-
-/// Migrations embedded in the binary, applied at open.
-#[derive(Debug)]
-struct Embedded(&'static [(i64, &'static str, &'static str)]);
-
-impl<'s> MigrationSource<'s> for Embedded {
-    fn resolve(self) -> futures_util::future::BoxFuture<'s, Result<Vec<Migration>, sqlx::error::BoxDynError>> {
-        let migrations = self
-            .0
-            .iter()
-            .map(|(version, description, sql)| {
-                Migration::new(*version, (*description).into(), MigrationType::Simple, (*sql).into(), false)
-            })
-            .collect();
-        Box::pin(async move { Ok(migrations) })
-    }
-}
 
 /// A row of the executions index.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -107,127 +53,15 @@ pub struct ExecutionFilter {
     pub limit: Option<i64>,
 }
 
-/// The audit store.
-pub struct Store {
-    pool: AnyPool,
-    backend: Backend,
-    heads: Mutex<HashMap<String, (i64, String)>>,
-    /// Seals the chain's records (derived from the server key; never stored).
-    chain_key: Vec<u8>,
-}
-
-impl std::fmt::Debug for Store {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("backend", &self.backend).finish_non_exhaustive()
-    }
-}
-
-fn now_ms() -> i64 {
-    super::unix_ms(SystemTime::now()) as i64
+/// What `verify` found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifyReport {
+    pub containers: usize,
+    pub records: usize,
+    pub broken: Option<ChainBreak>,
 }
 
 impl Store {
-    /// The default store: SQLite in `data_dir/sluice.db`.
-    pub fn sqlite_url(data_dir: &Path) -> String {
-        format!("sqlite://{}?mode=rwc", data_dir.join("sluice.db").display())
-    }
-
-    /// Makes `data_dir` private to this user (0700) and the SQLite database in it (0600)
-    /// before anything is written there; returns the database's URL.
-    pub fn prepare_data_dir(data_dir: &Path) -> Result<String, StoreError> {
-        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-        let fail = |e| StoreError::DataDir(data_dir.to_owned(), e);
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(data_dir).map_err(fail)?;
-        std::fs::set_permissions(data_dir, std::fs::Permissions::from_mode(0o700)).map_err(fail)?;
-        let database = data_dir.join("sluice.db");
-        std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(&database).map_err(fail)?;
-        for file in ["sluice.db", "sluice.db-wal", "sluice.db-shm"] {
-            let path = data_dir.join(file);
-            if path.exists() {
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(fail)?;
-            }
-        }
-        Ok(Self::sqlite_url(data_dir))
-    }
-
-    /// Opens (creating if needed) the store and applies its migrations; `key` seals and
-    /// checks the audit chain.
-    pub async fn open(url: &str, key: &crate::keys::ServerKey) -> Result<Self, StoreError> {
-        sqlx::any::install_default_drivers();
-        let backend = if url.starts_with("sqlite:") {
-            Backend::Sqlite
-        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            Backend::Postgres
-        } else {
-            return Err(StoreError::UnsupportedUrl(url.to_owned()));
-        };
-        let options = AnyPoolOptions::new();
-        let pool = match backend {
-            Backend::Sqlite => {
-                options
-                    .max_connections(SQLITE_CONNECTIONS)
-                    .after_connect(|conn, _| {
-                        Box::pin(async move {
-                            // WAL: readers never block the writer. NORMAL: a commit is in the
-                            // WAL before it returns, so a crash of this process loses nothing.
-                            conn.execute(
-                                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000;",
-                            )
-                            .await?;
-                            Ok(())
-                        })
-                    })
-                    .connect(url)
-                    .await?
-            }
-            Backend::Postgres => options.max_connections(POSTGRES_CONNECTIONS).connect(url).await?,
-        };
-        let migrations = match backend {
-            Backend::Sqlite => Embedded(SQLITE_MIGRATIONS),
-            Backend::Postgres => Embedded(POSTGRES_MIGRATIONS),
-        };
-        Migrator::new(migrations).await?.run(&pool).await?;
-        Ok(Self { pool, backend, heads: Mutex::default(), chain_key: key.chain_key() })
-    }
-
-    /// Records the fingerprint of the server key the first time, and refuses another key
-    /// after that: a node with the wrong key must not start.
-    pub async fn claim_key(&self, key: &crate::keys::ServerKey) -> Result<(), StoreError> {
-        let given = key.fingerprint();
-        sqlx::query("INSERT INTO server_keys (purpose, fingerprint) VALUES ($1, $2) ON CONFLICT (purpose) DO NOTHING")
-            .bind("server")
-            .bind(&given)
-            .execute(&self.pool)
-            .await?;
-        let stored: String = sqlx::query("SELECT fingerprint FROM server_keys WHERE purpose = $1")
-            .bind("server")
-            .fetch_one(&self.pool)
-            .await?
-            .try_get("fingerprint")?;
-        if stored != given {
-            return Err(StoreError::ForeignKey { stored, given });
-        }
-        Ok(())
-    }
-
-    /// The key that seals this store's chain (for checking bundles it exported).
-    pub fn chain_key(&self) -> &[u8] {
-        &self.chain_key
-    }
-
-    /// A write transaction. SQLite's must take the write lock at BEGIN: a deferred one that
-    /// reads first cannot wait for another writer, it fails at once with "database is locked".
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
-        Ok(match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
-            Backend::Postgres => self.pool.begin().await?,
-        })
-    }
-
-    pub fn is_postgres(&self) -> bool {
-        self.backend == Backend::Postgres
-    }
-
     /// Appends events to a container's chain in one transaction, and updates the index.
     pub async fn append(&self, container_id: &str, events: &[Event]) -> Result<(), StoreError> {
         if events.is_empty() {
@@ -400,7 +234,7 @@ impl Store {
     }
 
     /// Whether the parent's record a fork names is still the one it was forked from.
-    async fn check_fork_point(&self, container_id: &str, fork: &super::ForkPoint) -> Result<(), ChainBreak> {
+    async fn check_fork_point(&self, container_id: &str, fork: &ForkPoint) -> Result<(), ChainBreak> {
         let record = self.record_at(&fork.container_id, fork.seq).await.ok().flatten();
         if record.is_some_and(|r| r.hash == fork.hash) {
             return Ok(());
@@ -425,26 +259,6 @@ impl Store {
             Some(row) => Some((row.try_get("container_id")?, row.try_get("owner")?)),
             None => None,
         })
-    }
-
-    /// The owner of a container, if the store has it.
-    pub async fn container_owner(&self, container_id: &str) -> Result<Option<String>, StoreError> {
-        Ok(self.container_row(container_id).await?.map(|row| row.owner))
-    }
-
-    /// A container's row in the index.
-    pub async fn container_row(&self, container_id: &str) -> Result<Option<ContainerRow>, StoreError> {
-        let row = sqlx::query("SELECT owner, created_at, closed_at, closed_reason FROM containers WHERE id = $1")
-            .bind(container_id)
-            .fetch_optional(&self.pool)
-            .await?;
-        let Some(row) = row else { return Ok(None) };
-        Ok(Some(ContainerRow {
-            owner: row.try_get("owner")?,
-            created_at: row.try_get("created_at")?,
-            closed_at: row.try_get("closed_at")?,
-            closed_reason: row.try_get("closed_reason")?,
-        }))
     }
 
     pub async fn list_executions(&self, filter: &ExecutionFilter) -> Result<Vec<ExecutionRow>, StoreError> {
@@ -604,7 +418,7 @@ impl Store {
     /// Deletes the whole history of containers idle since before `cutoff` (whole chains only,
     /// so what remains still verifies); returns how many containers went.
     pub async fn prune(&self, cutoff: SystemTime) -> Result<u64, StoreError> {
-        let cutoff = super::unix_ms(cutoff) as i64;
+        let cutoff = unix_ms(cutoff) as i64;
         let mut tx = self.begin_write().await?;
         // A container's last activity is its newest record.
         let old: Vec<String> = sqlx::query(
@@ -634,147 +448,14 @@ impl Store {
     }
 }
 
-/// A container's row in the index.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContainerRow {
-    pub owner: String,
-    pub created_at: i64,
-    /// When it was deleted or expired, and which.
-    pub closed_at: Option<i64>,
-    pub closed_reason: Option<String>,
-}
-
-/// A container kept in the store: its latest snapshot (which seals the owner and the waiting
-/// execution itself) and what the store needs to find and expire it.
-#[derive(Debug, Clone)]
-pub struct StoredContainer {
-    pub container_id: String,
-    pub owner: String,
-    pub created_at: i64,
-    pub last_used: i64,
-    pub started: i64,
-    pub snapshot: Vec<u8>,
-    /// The execution waiting in it, if any (a hint for recovery; the snapshot decides).
-    pub waiting_execution: Option<String>,
-}
-
-impl Store {
-    /// Keeps a container's latest snapshot (replacing the one before).
-    pub async fn save_container(&self, container: &StoredContainer) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO container_snapshots (container_id, owner, created_at, last_used, started, saved_at, snapshot, waiting_execution) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (container_id) DO UPDATE SET \
-             last_used = excluded.last_used, started = excluded.started, saved_at = excluded.saved_at, \
-             snapshot = excluded.snapshot, waiting_execution = excluded.waiting_execution",
-        )
-        .bind(&container.container_id)
-        .bind(&container.owner)
-        .bind(container.created_at)
-        .bind(container.last_used)
-        .bind(container.started)
-        .bind(now_ms())
-        .bind(&container.snapshot)
-        .bind(&container.waiting_execution)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+impl Recorder for Store {
+    fn record<'a>(
+        &'a self,
+        container_id: &'a str,
+        events: Vec<Event>,
+    ) -> Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'a>> {
+        Box::pin(async move { self.append(container_id, &events).await })
     }
-
-    pub async fn load_container(&self, container_id: &str) -> Result<Option<StoredContainer>, StoreError> {
-        let row = sqlx::query(
-            "SELECT container_id, owner, created_at, last_used, started, snapshot, waiting_execution \
-             FROM container_snapshots WHERE container_id = $1",
-        )
-        .bind(container_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        let Some(row) = row else { return Ok(None) };
-        Ok(Some(StoredContainer {
-            container_id: row.try_get("container_id")?,
-            owner: row.try_get("owner")?,
-            created_at: row.try_get("created_at")?,
-            last_used: row.try_get("last_used")?,
-            started: row.try_get("started")?,
-            snapshot: row.try_get("snapshot")?,
-            waiting_execution: row.try_get("waiting_execution")?,
-        }))
-    }
-
-    pub async fn delete_container(&self, container_id: &str) -> Result<(), StoreError> {
-        for sql in [
-            "DELETE FROM container_snapshots WHERE container_id = $1",
-            "DELETE FROM container_leases WHERE container_id = $1",
-        ] {
-            sqlx::query(sql).bind(container_id).execute(&self.pool).await?;
-        }
-        Ok(())
-    }
-
-    /// Takes or renews the lease on a container for `node` until `expires_at` (Unix ms);
-    /// false while another node holds an unexpired lease. Also forgets the chain head this
-    /// node may have cached: another node may have appended since.
-    pub async fn acquire_lease(&self, container_id: &str, node: &str, expires_at: i64) -> Result<bool, StoreError> {
-        let result = sqlx::query(
-            "INSERT INTO container_leases (container_id, node, expires_at) VALUES ($1, $2, $3) \
-             ON CONFLICT (container_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at \
-             WHERE container_leases.node = excluded.node OR container_leases.expires_at < $4",
-        )
-        .bind(container_id)
-        .bind(node)
-        .bind(expires_at)
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await?;
-        Ok(result.rows_affected() == 1)
-    }
-
-    /// Drops every lease: for a single node starting up, whose old leases name a past life.
-    pub async fn clear_leases(&self) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM container_leases").execute(&self.pool).await?;
-        Ok(())
-    }
-
-    pub async fn release_lease(&self, container_id: &str, node: &str) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM container_leases WHERE container_id = $1 AND node = $2")
-            .bind(container_id)
-            .bind(node)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    /// The last record of a container's chain: its sequence number and seal.
-    pub async fn chain_head(&self, container_id: &str) -> Result<Option<(i64, String)>, StoreError> {
-        let row = sqlx::query("SELECT seq, hash FROM audit_records WHERE container_id = $1 ORDER BY seq DESC LIMIT 1")
-            .bind(container_id)
-            .fetch_optional(&self.pool)
-            .await?;
-        let Some(row) = row else { return Ok(None) };
-        Ok(Some((row.try_get("seq")?, row.try_get("hash")?)))
-    }
-
-    /// Forgets a cached chain head (another node may have appended to that chain).
-    pub fn forget_head(&self, container_id: &str) {
-        self.heads.lock().unwrap_or_else(|p| p.into_inner()).remove(container_id);
-    }
-
-    /// Unfinished executions of one container.
-    pub async fn unfinished_in(&self, container_id: &str) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query("SELECT id FROM executions WHERE container_id = $1 AND status = $2 ORDER BY started_at")
-            .bind(container_id)
-            .bind("running")
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(|row| Ok(row.try_get("id")?)).collect()
-    }
-}
-
-/// What `verify` found.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct VerifyReport {
-    pub containers: usize,
-    pub records: usize,
-    pub broken: Option<super::ChainBreak>,
 }
 
 enum Bind {
@@ -873,14 +554,4 @@ fn execution_from_row(row: &AnyRow) -> Result<ExecutionRow, StoreError> {
         returned_tokens: row.try_get("returned_tokens")?,
         tokens_estimated: row.try_get::<i64, _>("tokens_estimated")? != 0,
     })
-}
-
-impl Recorder for Store {
-    fn record<'a>(
-        &'a self,
-        container_id: &'a str,
-        events: Vec<Event>,
-    ) -> Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'a>> {
-        Box::pin(async move { self.append(container_id, &events).await })
-    }
 }

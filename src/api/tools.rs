@@ -1,0 +1,50 @@
+//! `/v1/tools`: register, list, read and delete the calling key's tools.
+
+use super::AppState;
+use super::auth::Authenticated;
+use super::error::{ApiError, ApiJson, ErrorBody};
+use super::types::ToolList;
+use crate::tools::ToolDefinition;
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+
+/// Register a tool (Anthropic's fields plus executor, side_effects, timeout_ms, quota); it
+/// belongs to the calling key.
+#[utoipa::path(post, path = "/v1/tools", request_body = Object,
+    responses((status = 201, body = Object), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
+pub(super) async fn create_tool(
+    State(state): State<AppState>,
+    Authenticated(owner): Authenticated,
+    ApiJson(definition): ApiJson<ToolDefinition>,
+) -> Result<impl IntoResponse, ApiError> {
+    let tool = state.service.create_tool(&owner, definition)?;
+    Ok((StatusCode::CREATED, Json(tool.definition.clone())))
+}
+
+/// The calling key's tools.
+#[utoipa::path(get, path = "/v1/tools", responses((status = 200, body = ToolList)))]
+pub(super) async fn list_tools(State(state): State<AppState>, Authenticated(owner): Authenticated) -> Json<ToolList> {
+    Json(ToolList { data: state.service.list_tools(&owner).iter().map(|t| t.definition.clone()).collect() })
+}
+
+#[utoipa::path(get, path = "/v1/tools/{name}", responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+pub(super) async fn get_tool(
+    State(state): State<AppState>,
+    Authenticated(owner): Authenticated,
+    Path(name): Path<String>,
+) -> Result<Json<ToolDefinition>, ApiError> {
+    Ok(Json(state.service.get_tool(&owner, &name)?.definition.clone()))
+}
+
+#[utoipa::path(delete, path = "/v1/tools/{name}", responses((status = 204), (status = 404, body = ErrorBody)))]
+pub(super) async fn delete_tool(
+    State(state): State<AppState>,
+    Authenticated(owner): Authenticated,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.service.delete_tool(&owner, &name)?;
+    Ok(StatusCode::NO_CONTENT)
+}
