@@ -17,9 +17,15 @@ pub const GUEST_WASM: &[u8] = include_bytes!(env!("SLUICE_GUEST_WASM"));
 /// SHA-256 of [`GUEST_WASM`], hex, computed when it was built.
 pub const GUEST_SHA256: &str = env!("SLUICE_GUEST_SHA256");
 
-/// The Python half of the guest, handed in at pre-initialization (name, source).
+/// The Python half of the guest, handed in at pre-initialization (name, source), in import
+/// order: each module may import the ones before it.
 pub const RUNTIME_MODULES: &[(&str, &str)] = &[
     ("sluice", include_str!("../../sandbox-images/python/runtime/sluice.py")),
+    ("_sluice_output", include_str!("../../sandbox-images/python/runtime/_sluice_output.py")),
+    ("_sluice_calls", include_str!("../../sandbox-images/python/runtime/_sluice_calls.py")),
+    ("_sluice_loop", include_str!("../../sandbox-images/python/runtime/_sluice_loop.py")),
+    ("_sluice_tools", include_str!("../../sandbox-images/python/runtime/_sluice_tools.py")),
+    ("_sluice_cells", include_str!("../../sandbox-images/python/runtime/_sluice_cells.py")),
     ("_sluice_runtime", include_str!("../../sandbox-images/python/runtime/_sluice_runtime.py")),
 ];
 const RUNTIME_ENTRY: &str = "_sluice_runtime";

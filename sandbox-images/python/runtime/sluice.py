@@ -88,7 +88,7 @@ def counts():
 
 async def call_tool(name, input=None, **kwargs):
     """Calls a tool by name; the same as awaiting the tool's own function."""
-    import _sluice_runtime
+    import _sluice_tools
 
     args = () if input is None else (input,)
-    return await _sluice_runtime.call_tool(name, _sluice_runtime.bind_input(name, (), args, kwargs))
+    return await _sluice_tools.call_tool(name, _sluice_tools.bind_input(name, (), args, kwargs))

@@ -1,0 +1,79 @@
+"""The tool calls of the current execution: numbered, handed to the host in one frame when
+every task waits, settled from the host's results."""
+
+import sluice
+
+
+class _Calls:
+    """Tool calls of the current execution, shared by every loop that runs in it.
+
+    Each call has one waiter: the future of a single awaited call, or the `_ToolGather`
+    that a gather of plain tool calls created (then no future per call exists at all).
+    """
+
+    def __init__(self):
+        self.next_seq = 0
+        self.unsent = []  # (seq, name, input_json) not yet handed to the host
+        self.waiters = {}  # seq -> Future | (_ToolGather, index)
+        self.sent = set()  # seqs the host knows about and has not answered
+
+    def register(self, name, input_json, waiter):
+        seq = self.next_seq
+        self.next_seq = seq + 1
+        self.unsent.append((seq, name, input_json))
+        self.waiters[seq] = waiter
+        return seq
+
+    def waiting(self):
+        return bool(self.unsent or self.sent)
+
+    def _abandoned(self, seq):
+        waiter = self.waiters.get(seq)
+        if type(waiter) is tuple:
+            return waiter[0].cancelled()
+        return waiter is None or waiter.cancelled()
+
+    def take_frame(self, wake_after_ns):
+        # Cancellation is noticed here rather than through a callback on every call.
+        cancelled = [seq for seq in self.sent if self._abandoned(seq)]
+        for seq in cancelled:
+            self.sent.discard(seq)
+            self.waiters.pop(seq, None)
+        calls = []
+        for call in self.unsent:
+            seq = call[0]
+            if self._abandoned(seq):
+                self.waiters.pop(seq, None)
+            else:
+                calls.append(call)
+                self.sent.add(seq)
+        self.unsent = []
+        return {"kind": "pending", "calls": calls, "cancelled": cancelled, "wake_after_ns": wake_after_ns}
+
+    def apply(self, results):
+        """Settles waiters from the host's results ([seq, text] or [seq, null, error]);
+        unknown or stale seqs are ignored."""
+        waiters, sent = self.waiters, self.sent
+        for result in results:
+            seq = result[0]
+            waiter = waiters.pop(seq, None)
+            if waiter is None:
+                continue
+            sent.discard(seq)
+            if len(result) > 2:
+                value, failed = sluice._error_from_host(result[2]), True
+            else:
+                value, failed = result[1], False
+                if type(value) is not str:
+                    value = ""
+            if type(waiter) is tuple:
+                waiter[0]._settle(waiter[1], value, failed)
+            elif not waiter.done():
+                if failed:
+                    waiter.set_exception(value)
+                else:
+                    waiter.set_result(value)
+
+
+# The one call table; each execution resets it in place, so importers may hold it.
+calls = _Calls()

@@ -1,0 +1,83 @@
+"""A cell's source to code: the trailing expression split off, top-level `await` allowed,
+module-level `asyncio.run(x)` rewritten to `await x`; sources kept for tracebacks."""
+
+import ast
+import collections
+import linecache
+
+import _sluice_abi
+from inspect import CO_COROUTINE
+
+# Cells whose source stays in linecache for tracebacks of functions they defined.
+MAX_CACHED_CELLS = 256
+
+
+class _RunRewriter(ast.NodeTransformer):
+    """`asyncio.run(x)` at module level becomes `await x`, so no native frame waits."""
+
+    def _skip(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _skip
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _skip
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "run"
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "asyncio"
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            return ast.copy_location(ast.Await(value=node.args[0]), node)
+        return node
+
+
+def compile_cell(source, filename):
+    """(body code, trailing-expression code or None); either may be a coroutine code."""
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    if "run" in source and "asyncio" in source:
+        return _compile_rewritten(source, filename, flags)
+    split = _sluice_abi.split_cell(source)
+    body_source, expr_source = split if split is not None else (source, None)
+    body = compile(body_source, filename, "exec", flags=flags, dont_inherit=True)
+    expr = None
+    if expr_source is not None:
+        expr = compile(expr_source, filename, "eval", flags=flags, dont_inherit=True)
+    return body, expr
+
+
+def _compile_rewritten(source, filename, flags):
+    """The slower path through a Python AST, for cells that may call `asyncio.run`."""
+    tree = ast.fix_missing_locations(_RunRewriter().visit(ast.parse(source, filename, "exec")))
+    expr = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        expr = ast.Expression(tree.body.pop().value)
+    body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    if expr is not None:
+        expr = compile(expr, filename, "eval", flags=flags, dont_inherit=True)
+    return body, expr
+
+
+def is_coroutine_code(code):
+    return code is not None and bool(code.co_flags & CO_COROUTINE)
+
+
+_cell_names = collections.deque()
+
+
+def remember_source(filename, source):
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    _cell_names.append(filename)
+    while len(_cell_names) > MAX_CACHED_CELLS:
+        linecache.cache.pop(_cell_names.popleft(), None)
+
+
+def forget_sources():
+    """Drops every remembered cell source (the warm-up's, before the image is taken)."""
+    for name in _cell_names:
+        linecache.cache.pop(name, None)
+    _cell_names.clear()

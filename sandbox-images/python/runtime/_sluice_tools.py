@@ -1,0 +1,213 @@
+"""Tools as async Python functions: binding them into a cell's globals, and the calls they
+make (a fast path for `asyncio.gather` over plain tool calls)."""
+
+import collections.abc
+import inspect
+import keyword
+
+from _sluice_abi import dumps as _dumps
+from _sluice_calls import calls as _calls
+from asyncio import events, futures, tasks
+from asyncio.events import _get_running_loop
+from asyncio.futures import Future as _Future
+
+_TOOL_MARK = "_sluice_tool"
+
+
+def call_tool(name, input_json):
+    """A future for one tool call, answered when the host resumes the guest."""
+    loop = events.get_running_loop()
+    fut = _Future(loop=loop)
+    _calls.register(name, input_json, fut)
+    return fut
+
+
+def bind_input(name, params, args, kwargs):
+    """One dict, keyword arguments, or positional arguments in input_schema order."""
+    if len(args) == 1 and isinstance(args[0], dict) and not kwargs:
+        data = args[0]
+    elif args:
+        if len(args) > len(params):
+            raise TypeError(f"{name}() takes one dict or up to {len(params)} positional arguments")
+        data = dict(zip(params, args))
+        for key, value in kwargs.items():
+            if key in data:
+                raise TypeError(f"{name}() got multiple values for argument '{key}'")
+            data[key] = value
+    else:
+        data = dict(kwargs)
+    try:
+        return _dumps(data)
+    except ValueError as exc:
+        raise TypeError(f"{name}() arguments must be JSON data: {exc}") from None
+
+
+_CONSUMED = object()
+
+
+class _ToolCall:
+    """What calling a tool returns: a coroutine that makes one call.
+
+    Written out instead of an `async def` because it is the hot path of every script: a
+    gather of these needs no Task, no coroutine frame and no future per call (see
+    `_gather`), and a lone `await` costs one future. It is registered as a
+    `collections.abc.Coroutine`, so `create_task`, `wait_for` and `ensure_future` take it.
+    """
+
+    __slots__ = ("_name", "_input_json", "_error", "_fut", "__weakref__")
+
+    def __init__(self, name, input_json, error):
+        self._name = name
+        self._input_json = input_json
+        self._error = error
+        self._fut = None
+
+    def __repr__(self):
+        return f"<tool call {self._name}>"
+
+    def __await__(self):
+        return self
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.send(None)
+
+    def send(self, value):
+        fut = self._fut
+        if fut is None:
+            if self._error is not None:
+                self._fut = _CONSUMED
+                raise self._error
+            loop = _get_running_loop()
+            if loop is None:
+                raise RuntimeError(f"{self._name}() must be awaited inside a running event loop")
+            fut = self._fut = _Future(loop=loop)
+            _calls.register(self._name, self._input_json, fut)
+        elif fut is _CONSUMED:
+            raise RuntimeError("cannot reuse already awaited coroutine")
+        if not fut.done():
+            fut._asyncio_future_blocking = True
+            return fut
+        self._fut = _CONSUMED
+        raise StopIteration(fut.result())
+
+    def throw(self, typ, val=None, tb=None):
+        if val is None:
+            val = typ() if isinstance(typ, type) else typ
+        self.close()
+        raise val
+
+    def close(self):
+        fut, self._fut = self._fut, _CONSUMED
+        if fut is not None and fut is not _CONSUMED and not fut.done():
+            fut.cancel()
+
+    @property
+    def cr_running(self):
+        return False
+
+    @property
+    def __name__(self):
+        return self._name
+
+
+collections.abc.Coroutine.register(_ToolCall)
+
+
+def _make_tool(name, params, doc):
+    params = tuple(params)
+
+    def tool(*args, **kwargs):
+        if not kwargs and len(args) == 1 and type(args[0]) is dict:
+            try:
+                return _ToolCall(name, _dumps(args[0]), None)
+            except ValueError as exc:
+                return _ToolCall(name, None, TypeError(f"{name}() arguments must be JSON data: {exc}"))
+        try:
+            return _ToolCall(name, bind_input(name, params, args, kwargs), None)
+        except TypeError as exc:
+            return _ToolCall(name, None, exc)
+
+    inspect.markcoroutinefunction(tool)
+    tool.__name__ = tool.__qualname__ = name
+    tool.__doc__ = doc or f"Calls the tool {name!r}; returns its result text."
+    setattr(tool, _TOOL_MARK, name)
+    return tool
+
+
+class _ToolGather(futures.Future):
+    """`gather` over plain tool calls: the host's results fill it directly (see
+    `_Calls.apply`), with no Task, future or done callback per call."""
+
+    def __init__(self, count, return_exceptions, *, loop):
+        super().__init__(loop=loop)
+        self._results = [None] * count
+        self._remaining = count
+        self._return_exceptions = return_exceptions
+
+    def _settle(self, index, value, failed):
+        if self.done():
+            return
+        if failed and not self._return_exceptions:
+            self.set_exception(value)
+            return
+        self._results[index] = value
+        self._remaining -= 1
+        if not self._remaining:
+            self.set_result(self._results)
+
+
+_original_gather = tasks.gather
+
+
+def gather(*coros_or_futures, return_exceptions=False):
+    """`asyncio.gather`, with a fast path when every argument is a fresh tool call."""
+    fast = bool(coros_or_futures)
+    for call in coros_or_futures:
+        if type(call) is not _ToolCall or call._fut is not None or call._error is not None:
+            fast = False
+            break
+    if not fast or len(set(map(id, coros_or_futures))) != len(coros_or_futures):
+        return _original_gather(*coros_or_futures, return_exceptions=return_exceptions)
+    group = _ToolGather(len(coros_or_futures), return_exceptions, loop=events.get_running_loop())
+    register = _calls.register
+    for index, call in enumerate(coros_or_futures):
+        call._fut = _CONSUMED
+        register(call._name, call._input_json, (group, index))
+    return group
+
+
+gather.__doc__ = _original_gather.__doc__
+
+
+def _python_name(name):
+    if name.isidentifier() and not keyword.iskeyword(name):
+        return name
+    ident = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
+    if not ident or ident[0].isdigit():
+        ident = "_" + ident
+    return ident + "_" if keyword.iskeyword(ident) else ident
+
+
+_bound_tools = {}  # python name -> (spec key, function) of the tools bound last time
+
+
+def bind_tools(namespace, tool_specs):
+    """Binds each tool as a global; unchanged bindings are left alone (this runs every cell)."""
+    wanted = {}
+    for spec in tool_specs:
+        name = spec["name"]
+        key = (name, tuple(spec.get("params") or ()), spec.get("description"))
+        wanted[_python_name(name)] = key
+    for py_name, (key, fn) in list(_bound_tools.items()):
+        if wanted.get(py_name) != key or namespace.get(py_name) is not fn:
+            if namespace.get(py_name) is fn:
+                del namespace[py_name]
+            del _bound_tools[py_name]
+    for py_name, key in wanted.items():
+        if py_name not in _bound_tools:
+            fn = _make_tool(key[0], key[1], key[2])
+            namespace[py_name] = fn
+            _bound_tools[py_name] = (key, fn)
