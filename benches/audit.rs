@@ -5,10 +5,10 @@
 //! memory, interleaved run by run.
 
 use serde_json::json;
-use sluice::audit::{ContainerHistory, MemoryRecorder, Store};
-use sluice::engine::replay::replay;
-use sluice::engine::service::NewExecution;
-use sluice::tools::ToolDefinition;
+use sluice::NewExecution;
+use sluice::ToolDefinition;
+use sluice::replay;
+use sluice::{ContainerHistory, MemoryRecorder, Store};
 use sluice::{Sandbox, SandboxConfig, Service, ServiceConfig};
 use std::sync::Arc;
 use std::time::Instant;
@@ -45,7 +45,7 @@ fn main() {
         let sandbox = Sandbox::new(SandboxConfig::default()).await.expect("sandbox");
         let dir = std::env::temp_dir().join(format!("sluice-audit-bench-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).expect("dir");
-        let store = Arc::new(Store::open(&Store::sqlite_url(&dir), &sluice::keys::ServerKey::random()).await.expect("store"));
+        let store = Arc::new(Store::open(&Store::sqlite_url(&dir), &sluice::ServerKey::random()).await.expect("store"));
         let recorded = Service::with_store(sandbox.clone(), ServiceConfig::default(), store.clone());
         let in_memory = Service::with_recorder(sandbox.clone(), ServiceConfig::default(), Arc::new(MemoryRecorder::default()));
         let tool = echo_tool().await;

@@ -5,8 +5,8 @@
 //! Run with `cargo bench --bench load` (60 s; `SLUICE_LOAD_SECS=10` for a shorter run).
 
 use serde_json::{Value, json};
-use sluice::api::{AppState, auth::ApiKeys};
-use sluice::audit::{ExecutionFilter, Store};
+use sluice::{ApiKeys, AppState};
+use sluice::{ExecutionFilter, Store};
 use sluice::{Sandbox, SandboxConfig, Service, ServiceConfig};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -85,7 +85,7 @@ fn main() {
     runtime.block_on(async {
         let dir = std::env::temp_dir().join(format!("sluice-load-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).expect("dir");
-        let store = Arc::new(Store::open(&Store::sqlite_url(&dir), &sluice::keys::ServerKey::random()).await.expect("store"));
+        let store = Arc::new(Store::open(&Store::sqlite_url(&dir), &sluice::ServerKey::random()).await.expect("store"));
         let sandbox = Sandbox::new(SandboxConfig::default()).await.expect("sandbox");
         let image_hash: Arc<str> = sandbox.image_hash().into();
         let state = AppState {
@@ -96,7 +96,7 @@ fn main() {
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
         let base = format!("http://{}", listener.local_addr().expect("address"));
-        tokio::spawn(sluice::api::serve(listener, state, std::future::pending()));
+        tokio::spawn(sluice::serve(listener, state, std::future::pending()));
         let echo = axum::Router::new().route("/echo", axum::routing::post(|body: String| async move { body }));
         let tool_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
         let tool_url = format!("http://{}/echo", tool_listener.local_addr().expect("address"));

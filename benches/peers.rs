@@ -19,7 +19,7 @@ mod expense_data;
 mod common;
 use common::status_bytes;
 use serde_json::{Value, json};
-use sluice::sandbox::{CallResult, GuestTool};
+use sluice::{CallResult, GuestTool};
 use sluice::{Container, ExecuteRequest, Limits, Sandbox, SandboxConfig, Step};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -650,7 +650,7 @@ const PROFILED: [&str; 3] = ["3", "4", "5a"];
 
 /// Where Sluice's time goes on a workload: guest stack samples by category and the functions
 /// that were on top most often, plus the host side's fixed cost per execution.
-async fn profile(workload: &Workload, sandbox: &Sandbox, profiler: &sluice::sandbox::GuestProfiler) -> String {
+async fn profile(workload: &Workload, sandbox: &Sandbox, profiler: &sluice::GuestProfiler) -> String {
     let mut container = sandbox.create_container().await.expect("container");
     run_cells(&mut container, &workload.cells, workload).await.expect("a warm-up run");
     let mut empty = Vec::new();
@@ -835,7 +835,7 @@ fn main() {
             }
             table.push((format!("{} {}", workload.key, workload.title), cells, mismatch));
         }
-        let profiler = sluice::sandbox::GuestProfiler::new();
+        let profiler = sluice::GuestProfiler::new();
         let config = SandboxConfig { profiler: Some(profiler.clone()), max_containers: 4, ..SandboxConfig::default() };
         let profiled = Sandbox::new(config).await.expect("a profiling sandbox");
         let mut profiles = Vec::new();
@@ -902,7 +902,7 @@ fn main() {
         per_container(1)
     );
     out += "\n## Where Sluice's time goes\n\nGuest call stacks sampled at each epoch tick by \
-            `sluice::sandbox::GuestProfiler` (a sandbox built with a profiler; function names from the image's name section).\n\n";
+            `sluice::GuestProfiler` (a sandbox built with a profiler; function names from the image's name section).\n\n";
     out += &profiles.join("\n");
     if !notes.is_empty() {
         out += "\nNotes:\n\n";

@@ -5,7 +5,7 @@
 
 mod common;
 use common::status_bytes;
-use sluice::sandbox::{CallResult, GuestTool};
+use sluice::{CallResult, GuestTool};
 use sluice::{Container, ExecuteRequest, Limits, Sandbox, SandboxConfig, Step};
 use std::time::{Duration, Instant};
 

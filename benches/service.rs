@@ -4,7 +4,7 @@
 //! cores, so the throughput figure includes the clients' own cost.
 
 use serde_json::{Value, json};
-use sluice::api::{AppState, auth::ApiKeys};
+use sluice::{ApiKeys, AppState};
 use sluice::{Sandbox, SandboxConfig, Service, ServiceConfig};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,7 +46,7 @@ async fn start_service() -> String {
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
     let address = listener.local_addr().expect("address");
-    tokio::spawn(sluice::api::serve(listener, state, std::future::pending()));
+    tokio::spawn(sluice::serve(listener, state, std::future::pending()));
     format!("http://{address}")
 }
 

@@ -117,7 +117,7 @@ pub struct ToolCall {
 }
 
 /// Lower-case hex of `bytes` (digests, ids).
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
         let _ = write!(out, "{b:02x}");

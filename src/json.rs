@@ -7,11 +7,11 @@
 use serde_json::Value;
 
 /// Deepest nesting accepted in a value the service stores (arguments, schemas, examples).
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// How deep a value nests (a scalar is 1) and how many values it holds, counted without
 /// recursion so that no input can exhaust the host's stack.
-pub fn shape(value: &Value) -> Shape {
+pub(crate) fn shape(value: &Value) -> Shape {
     let mut shape = Shape { depth: 0, values: 0 };
     let mut stack = vec![(value, 1usize)];
     while let Some((value, depth)) = stack.pop() {
@@ -28,13 +28,13 @@ pub fn shape(value: &Value) -> Shape {
 
 /// The depth and size of a value, as [`shape`] measures them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shape {
+pub(crate) struct Shape {
     pub depth: usize,
     pub values: usize,
 }
 
 /// Refuses a value nested deeper than [`MAX_DEPTH`]; `what` names it in the message.
-pub fn check_depth(what: &str, value: &Value) -> Result<(), String> {
+pub(crate) fn check_depth(what: &str, value: &Value) -> Result<(), String> {
     let depth = shape(value).depth;
     if depth > MAX_DEPTH {
         return Err(format!("{what} nests {depth} levels deep, more than {MAX_DEPTH}"));

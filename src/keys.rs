@@ -11,11 +11,11 @@ use sha2::Sha256;
 use std::path::{Path, PathBuf};
 
 /// Bytes of a key created when none is given.
-pub const SERVER_KEY_BYTES: usize = 32;
+pub(crate) const SERVER_KEY_BYTES: usize = 32;
 /// A shorter key is guessable; HMAC itself would take any length.
-pub const MIN_SERVER_KEY_BYTES: usize = 16;
+pub(crate) const MIN_SERVER_KEY_BYTES: usize = 16;
 /// The key file in the data directory.
-pub const KEY_FILE: &str = "server.key";
+pub(crate) const KEY_FILE: &str = "server.key";
 /// The name the key file had before it also sealed the audit chain; read if present.
 const LEGACY_KEY_FILE: &str = "snapshot.key";
 

@@ -1,20 +1,57 @@
 //! Sluice: programmatic tool calling in persistent, sandboxed Python interpreters.
 //!
-//! Layers, top to bottom (arrows point down only): [`cli`] and [`api`] → [`engine`] →
-//! [`sandbox`] and [`tools`]. The sandbox knows nothing of tools' semantics; tools know
-//! nothing of wasm.
+//! Layers, top to bottom (arrows point down only): the command line and the HTTP API → the
+//! engine (one execution's life, and the multi-tenant service) → the sandbox (wasm), tools
+//! (gate and executors) and the audit trail. The sandbox knows nothing of tools' semantics;
+//! tools know nothing of wasm. `docs/design.md` maps every file.
+//!
+//! The modules are private: what a library user needs is re-exported below, by layer.
 
-pub mod api;
-pub mod audit;
-pub mod call;
-pub mod cli;
-pub mod engine;
-pub mod json;
-pub mod keys;
-pub mod sandbox;
-pub mod tools;
+// Whatever is `pub` inside is on this list; anything else says `pub(crate)`.
+#![warn(unreachable_pub)]
 
-pub use engine::service::{Service, ServiceConfig};
-pub use engine::{Answers, ScriptRun, run_script};
-pub use sandbox::{Container, ExecuteRequest, Limits, Outcome, Sandbox, SandboxConfig, Step, StopReason};
-pub use tools::{ToolDefinition, Toolset};
+mod api;
+mod audit;
+mod call;
+mod cli;
+mod engine;
+mod json;
+mod keys;
+mod sandbox;
+mod tools;
+
+// The sandbox: one RustPython interpreter per container, suspended between tool calls.
+pub use sandbox::{
+    Container, ExecuteRequest, GuestProfiler, LimitError, LimitOverrides, Limits, Outcome, Pending, PythonError,
+    Sandbox, SandboxConfig, SandboxError, Step, StopReason,
+};
+
+// What crosses between a script and its tools.
+pub use call::{CallResult, FailureCode, GuestTool, ToolCall, ToolFailure};
+
+// Tools: definitions, the gate every call passes, the http executor and where it may go.
+pub use tools::egress::EgressPolicy;
+pub use tools::http::{CallContext, HttpExecutor};
+pub use tools::{Admission, ToolDefinition, Toolset};
+
+// The engine: one execution's life, offline runs, replay, and token counts.
+pub use engine::replay::{ReplayError, ReplayReport, replay};
+pub use engine::tokens::{Counter as TokenCounter, TOKENIZER};
+pub use engine::{Answers, Dispatch, Dispatcher, Moved, Run, RunContext, ScriptRun, WaitingRun, run_script};
+
+// The service: containers, executions and quotas per API key.
+pub use engine::service::{
+    ContainerView, ExecutionStatus, ExecutionView, NewExecution, Quotas, Service, ServiceConfig, ServiceError,
+};
+
+// The audit trail: events, the sealed chain, the store, bundles.
+pub use audit::{
+    ChainBreak, ContainerHistory, Event, ExecutionFilter, MemoryRecorder, Record, Recorder, Store, StoreError,
+    read_bundle, verify_chain, write_bundle,
+};
+pub use keys::ServerKey;
+
+// The HTTP API and the command line.
+pub use api::auth::{ApiKeys, MetricsAccess};
+pub use api::{AppState, ServeOptions, app, serve, serve_with};
+pub use cli::main as run_command_line;

@@ -1,5 +1,5 @@
 //! The `sluice` binary; everything lives in the library.
 
 fn main() -> std::process::ExitCode {
-    sluice::cli::main()
+    sluice::run_command_line()
 }

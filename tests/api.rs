@@ -8,9 +8,9 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
-use sluice::api::{AppState, app, auth::ApiKeys};
-use sluice::tools::egress::EgressPolicy;
-use sluice::tools::http::HttpExecutor;
+use sluice::EgressPolicy;
+use sluice::HttpExecutor;
+use sluice::{ApiKeys, AppState, app};
 use sluice::{Service, ServiceConfig};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -513,7 +513,7 @@ async fn the_service_answers_over_a_real_listener() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(sluice::api::serve(listener, state, async move {
+    let server = tokio::spawn(sluice::serve(listener, state, async move {
         let _ = stopped.await;
     }));
     let client = reqwest::Client::new();
@@ -535,8 +535,8 @@ async fn the_service_answers_over_a_real_listener() {
 async fn the_audit_trail_is_listed_exported_and_replayed_over_http() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("api-audit-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();
-    let url = sluice::audit::Store::sqlite_url(&dir);
-    let store = Arc::new(sluice::audit::Store::open(&url, &common::server_key()).await.unwrap());
+    let url = sluice::Store::sqlite_url(&dir);
+    let store = Arc::new(sluice::Store::open(&url, &common::server_key()).await.unwrap());
     let sandbox = common::sandbox();
     let image_hash: Arc<str> = sandbox.image_hash().into();
     let service = Service::with_store(sandbox, ServiceConfig::default(), store);
@@ -581,7 +581,7 @@ async fn the_audit_trail_is_listed_exported_and_replayed_over_http() {
     let container = done["container"]["id"].as_str().unwrap();
     let (status, bundle) = send(&app, "GET", &format!("/v1/containers/{container}/export"), None, None).await;
     assert_eq!(status, StatusCode::OK);
-    let (_, records) = sluice::audit::read_bundle(bundle.as_str().unwrap()).unwrap();
+    let (_, records) = sluice::read_bundle(bundle.as_str().unwrap()).unwrap();
     assert_eq!(records[0].kind, "container_created");
     assert!(records.iter().any(|r| r.kind == "execution_finished"));
 }

@@ -5,11 +5,11 @@
 mod common;
 
 use serde_json::json;
-use sluice::audit::{ContainerHistory, ExecutionFilter, Store, read_bundle, verify_chain, write_bundle};
-use sluice::engine::replay::replay;
-use sluice::engine::service::{ExecutionStatus, NewExecution};
-use sluice::sandbox::LimitOverrides;
-use sluice::tools::ToolDefinition;
+use sluice::LimitOverrides;
+use sluice::ToolDefinition;
+use sluice::replay;
+use sluice::{ContainerHistory, ExecutionFilter, Store, read_bundle, verify_chain, write_bundle};
+use sluice::{ExecutionStatus, NewExecution};
 use sluice::{Service, ServiceConfig};
 use std::sync::Arc;
 
@@ -198,14 +198,14 @@ async fn audit_story_on_postgres() {
 /// A dispatcher that hands every call to the (absent) client.
 struct ClientOnly;
 
-impl sluice::engine::Dispatcher for ClientOnly {
+impl sluice::Dispatcher for ClientOnly {
     async fn dispatch(
         &self,
-        _admission: &sluice::tools::Admission,
-        _call: &sluice::sandbox::ToolCall,
-        _context: &sluice::tools::http::CallContext,
-    ) -> sluice::engine::Dispatch {
-        sluice::engine::Dispatch::Client
+        _admission: &sluice::Admission,
+        _call: &sluice::ToolCall,
+        _context: &sluice::CallContext,
+    ) -> sluice::Dispatch {
+        sluice::Dispatch::Client
     }
 }
 
@@ -213,8 +213,8 @@ impl sluice::engine::Dispatcher for ClientOnly {
 /// record forever, with no finish record.
 #[tokio::test]
 async fn item03_an_execution_the_host_fails_still_gets_a_finish_record() {
-    use sluice::audit::{Event, MemoryRecorder};
-    use sluice::engine::{Moved, Run, RunContext};
+    use sluice::{Event, MemoryRecorder};
+    use sluice::{Moved, Run, RunContext};
     let mut container = common::sandbox().create_container().await.unwrap();
     let recorder = Arc::new(MemoryRecorder::default());
     let context = |id: &str| RunContext {

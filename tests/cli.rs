@@ -117,10 +117,10 @@ fn malformed_key_value_flags_are_usage_errors_from_clap() {
 fn record_history(data_dir: &std::path::Path) -> (String, String) {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        use sluice::engine::service::NewExecution;
-        let url = sluice::audit::Store::prepare_data_dir(data_dir).unwrap();
-        let key = sluice::keys::ServerKey::load_or_create(data_dir).unwrap();
-        let store = sluice::audit::Store::open(&url, &key).await.unwrap();
+        use sluice::NewExecution;
+        let url = sluice::Store::prepare_data_dir(data_dir).unwrap();
+        let key = sluice::ServerKey::load_or_create(data_dir).unwrap();
+        let store = sluice::Store::open(&url, &key).await.unwrap();
         let sandbox = sluice::Sandbox::new(sluice::SandboxConfig::default()).await.unwrap();
         let service =
             sluice::Service::with_store(sandbox, sluice::ServiceConfig::default(), std::sync::Arc::new(store));

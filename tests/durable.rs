@@ -7,9 +7,9 @@ mod common;
 mod server;
 
 use serde_json::{Value, json};
-use sluice::audit::Store;
-use sluice::engine::service::{ExecutionStatus, NewExecution, ServiceError};
-use sluice::tools::ToolDefinition;
+use sluice::Store;
+use sluice::ToolDefinition;
+use sluice::{ExecutionStatus, NewExecution, ServiceError};
 use sluice::{Sandbox, SandboxConfig, Service, ServiceConfig};
 use std::sync::Arc;
 

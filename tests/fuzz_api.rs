@@ -9,7 +9,7 @@ use axum::http::Request;
 use http_body_util::BodyExt;
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use sluice::api::{AppState, app, auth::ApiKeys};
+use sluice::{ApiKeys, AppState, app};
 use sluice::{Service, ServiceConfig};
 use std::sync::Arc;
 use std::time::Duration;

@@ -8,7 +8,7 @@
 mod common;
 
 use serde::Deserialize;
-use sluice::sandbox::LimitOverrides;
+use sluice::LimitOverrides;
 use sluice::{Answers, Limits, ToolDefinition, Toolset};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

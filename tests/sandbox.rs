@@ -2,7 +2,7 @@
 
 mod common;
 
-use sluice::sandbox::{CallResult, GuestTool, Pending, ToolFailure};
+use sluice::{CallResult, GuestTool, Pending, ToolFailure};
 use sluice::{Container, ExecuteRequest, Limits, Outcome, Step};
 use std::time::{Duration, Instant};
 
@@ -67,7 +67,7 @@ async fn gather_pauses_once_with_every_call_and_resumes_with_results() {
     assert!(c.is_running());
     // A second execution while one is in flight is refused.
     let busy = c.execute(ExecuteRequest { code: "1", tools: &[], limits: Limits::default(), now_ns: None }).await;
-    assert!(matches!(busy, Err(sluice::sandbox::SandboxError::Busy)));
+    assert!(matches!(busy, Err(sluice::SandboxError::Busy)));
     // Answer in reverse order; results are matched by seq.
     let results: Vec<CallResult> =
         pending.calls.iter().rev().map(|c| CallResult::ok(c.seq, format!("r{}", c.input["i"]))).collect();
@@ -83,7 +83,7 @@ async fn error_results_raise_typed_exceptions_with_code_and_details() {
     let tools = [tool("charge")];
     let code = "import sluice\ntry:\n    await charge({})\nexcept sluice.ToolInputError as e:\n    print(type(e).__name__, e.code, e.details['pointer'], e)";
     let p = pause(&mut c, code, &tools, Limits::default()).await;
-    let mut failure = ToolFailure::new(sluice::call::FailureCode::InvalidInput, "amount must be a number");
+    let mut failure = ToolFailure::new(sluice::FailureCode::InvalidInput, "amount must be a number");
     failure.details = serde_json::json!({"pointer": "/amount"});
     let outcome = resume(&mut c, &[CallResult::failed(p.calls[0].seq, failure)]).await;
     assert_eq!(outcome.stdout, "ToolInputError invalid_input /amount amount must be a number\n");
@@ -97,7 +97,7 @@ async fn pending_timeout_surfaces_as_timeout_error_in_the_script() {
     let p = pause(&mut c, code, &tools, Limits::default()).await;
     let late = CallResult::failed(
         p.calls[0].seq,
-        ToolFailure::new(sluice::call::FailureCode::Timeout, "no answer within 270000 ms"),
+        ToolFailure::new(sluice::FailureCode::Timeout, "no answer within 270000 ms"),
     );
     let outcome = resume(&mut c, &[late]).await;
     assert_eq!(outcome.stdout, "TimeoutError ToolTimeoutError\n");
@@ -249,13 +249,13 @@ async fn tampered_or_foreign_snapshots_are_refused() {
     let other = uuid::Uuid::new_v4();
     let refused = sandbox.restore_container(other, other, &snapshot).await;
     assert!(
-        matches!(refused, Err(sluice::sandbox::SandboxError::Snapshot(_))),
+        matches!(refused, Err(sluice::SandboxError::Snapshot(_))),
         "a snapshot is never passed off as another container's"
     );
     let middle = snapshot.len() / 2;
     snapshot[middle] ^= 0x40;
     let refused = sandbox.restore_container(c.id(), c.id(), &snapshot).await;
-    assert!(matches!(refused, Err(sluice::sandbox::SandboxError::Snapshot(_))));
+    assert!(matches!(refused, Err(sluice::SandboxError::Snapshot(_))));
     assert!(sandbox.restore_container(c.id(), c.id(), b"not a snapshot").await.is_err());
 }
 
@@ -266,15 +266,12 @@ async fn a_script_inside_a_nested_loop_cannot_be_snapshotted() {
     let code = "import asyncio\ndef helper():\n    return asyncio.run(fetch({}))\nhelper()";
     let pending = pause(&mut c, code, &tools, Limits::default()).await;
     assert!(pending.blocking);
-    assert!(matches!(
-        c.snapshot(serde_json::Value::Null).await,
-        Err(sluice::sandbox::SandboxError::NotSnapshottable(_))
-    ));
+    assert!(matches!(c.snapshot(serde_json::Value::Null).await, Err(sluice::SandboxError::NotSnapshottable(_))));
 }
 
 #[tokio::test]
 async fn a_profiling_sandbox_samples_named_guest_frames_only_while_started() {
-    let profiler = sluice::sandbox::GuestProfiler::new();
+    let profiler = sluice::GuestProfiler::new();
     let config = sluice::SandboxConfig { profiler: Some(profiler.clone()), max_containers: 2, ..Default::default() };
     let sandbox = sluice::Sandbox::new(config).await.expect("a profiling sandbox");
     let mut container = sandbox.create_container().await.expect("container");
@@ -341,7 +338,7 @@ async fn ready_containers_give_their_slots_up_to_containers_that_need_them() {
     loop {
         match sandbox.create_container().await {
             Ok(container) => live.push(container),
-            Err(sluice::sandbox::SandboxError::Capacity(_)) => break,
+            Err(sluice::SandboxError::Capacity(_)) => break,
             Err(other) => panic!("{other}"),
         }
     }

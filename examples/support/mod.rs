@@ -76,18 +76,18 @@ pub async fn serve_tools(tools: Vec<(&'static str, Handler)>) -> String {
 pub async fn start_sluice(tools_base: &str) -> String {
     let sandbox = sluice::Sandbox::new(sluice::SandboxConfig::default()).await.expect("the sandbox image");
     let image_hash: Arc<str> = sandbox.image_hash().into();
-    let policy = sluice::tools::egress::EgressPolicy::new([format!("{tools_base}/")]).expect("a valid prefix");
-    let http = sluice::tools::http::HttpExecutor::new(policy, &[]).expect("an HTTP client");
+    let policy = sluice::EgressPolicy::new([format!("{tools_base}/")]).expect("a valid prefix");
+    let http = sluice::HttpExecutor::new(policy, &[]).expect("an HTTP client");
     let config = sluice::ServiceConfig { http, ..sluice::ServiceConfig::default() };
-    let state = sluice::api::AppState {
+    let state = sluice::AppState {
         service: sluice::Service::new(sandbox, config),
-        keys: Arc::new(sluice::api::auth::ApiKeys::default()),
+        keys: Arc::new(sluice::ApiKeys::default()),
         image_hash,
         metrics: Default::default(),
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port for Sluice");
     let address = listener.local_addr().expect("address");
-    tokio::spawn(sluice::api::serve(listener, state, std::future::pending()));
+    tokio::spawn(sluice::serve(listener, state, std::future::pending()));
     format!("http://{address}")
 }
 
@@ -122,7 +122,7 @@ pub async fn run_ptc(sluice: &str, code: &str, tools: &Value) -> Value {
 
 pub fn tokens(text: &str) -> u64 {
     // Examples count everything exactly (the service counts a bounded prefix exactly).
-    let mut counter = sluice::engine::tokens::Counter::with_budget(usize::MAX);
+    let mut counter = sluice::TokenCounter::with_budget(usize::MAX);
     counter.add(text);
     counter.total().tokens
 }
@@ -166,7 +166,7 @@ impl Comparison {
             "checked against a direct computation over the data: {}",
             if self.answer_matches { "match" } else { "MISMATCH" }
         );
-        println!("tokenizer: {}", sluice::engine::tokens::TOKENIZER);
+        println!("tokenizer: {}", sluice::TOKENIZER);
     }
 }
 

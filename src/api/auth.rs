@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
 /// The owner of requests when no keys are configured.
-pub const ANONYMOUS: &str = "anonymous";
+pub(crate) const ANONYMOUS: &str = "anonymous";
 
 /// Configured keys, stored as SHA-256 digests; the owner id is derived from the digest.
 #[derive(Debug, Clone, Default)]
@@ -52,7 +52,7 @@ impl ApiKeys {
 }
 
 /// The key a request presents: `Authorization: Bearer <key>` or `x-api-key: <key>`.
-pub fn presented_key(headers: &axum::http::HeaderMap) -> Option<&str> {
+pub(crate) fn presented_key(headers: &axum::http::HeaderMap) -> Option<&str> {
     headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -92,7 +92,7 @@ impl MetricsAccess {
 
 /// The owner a request acts for.
 #[derive(Debug, Clone)]
-pub struct Authenticated(pub Owner);
+pub(crate) struct Authenticated(pub Owner);
 
 impl FromRequestParts<AppState> for Authenticated {
     type Rejection = ApiError;

@@ -49,12 +49,12 @@ pub enum ApiError {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody {
+pub(crate) struct ErrorBody {
     pub error: ErrorDetail,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorDetail {
+pub(crate) struct ErrorDetail {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub message: String,
@@ -122,7 +122,7 @@ impl IntoResponse for ApiError {
 /// `Json<T>` whose rejections (bad JSON, wrong types, unknown fields, too large) answer in
 /// the API's error shape.
 #[derive(Debug)]
-pub struct ApiJson<T>(pub T);
+pub(crate) struct ApiJson<T>(pub T);
 
 impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;

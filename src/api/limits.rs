@@ -6,9 +6,9 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 
 /// Largest request body (code is limited separately, to 1 MiB).
-pub const MAX_BODY_BYTES: usize = 4 << 20;
+pub(crate) const MAX_BODY_BYTES: usize = 4 << 20;
 /// A request body must arrive within this (a body sent a byte a minute is dropped).
-pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+pub(crate) const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Holds a place among the calling key's requests in flight for the request's life: one key
 /// cannot take every connection the node has. Requests without a valid key pass on, to be

@@ -8,19 +8,19 @@
 //! `/openapi.json` (with the [`ApiDoc`]) in `ops`. Body limits and the per-key cap on
 //! requests in flight are in `limits`.
 
-pub mod auth;
+pub(crate) mod auth;
 mod containers;
-pub mod error;
+pub(crate) mod error;
 mod executions;
 mod limits;
 mod ops;
-pub mod server;
+pub(crate) mod server;
 mod tools;
-pub mod types;
+pub(crate) mod types;
 
-pub use limits::{BODY_READ_TIMEOUT, MAX_BODY_BYTES};
-pub use ops::ApiDoc;
 pub use server::{ServeOptions, serve_with};
+
+pub(crate) use limits::{BODY_READ_TIMEOUT, MAX_BODY_BYTES};
 
 use crate::engine::service::Service;
 use auth::ApiKeys;

@@ -48,7 +48,7 @@ use super::tools::*;
         Replay
     ))
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 #[utoipa::path(get, path = "/healthz", responses((status = 200, body = Health)))]
 pub(super) async fn healthz(State(state): State<AppState>) -> Json<Health> {

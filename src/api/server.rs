@@ -18,16 +18,13 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 /// Connections open at once; a new one waits for a place.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 1_024;
+pub(crate) const DEFAULT_MAX_CONNECTIONS: usize = 1_024;
 /// A client must send its request headers within this: a half-open request is dropped.
-pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Requests in flight at shutdown may finish for this long.
-pub const SHUTDOWN_DRAIN: Duration = Duration::from_secs(5);
+pub(crate) const SHUTDOWN_DRAIN: Duration = Duration::from_secs(5);
 /// After scripts are stopped, their requests get this long to answer.
-pub const SHUTDOWN_INTERRUPT_GRACE: Duration = Duration::from_secs(2);
-/// The longest a graceful shutdown takes, all phases together (the runtime's last second to
-/// end background work included).
-pub const SHUTDOWN_BOUND: Duration = Duration::from_secs(12);
+pub(crate) const SHUTDOWN_INTERRUPT_GRACE: Duration = Duration::from_secs(2);
 /// Pause after a failed accept (out of file descriptors, say) before trying again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 

@@ -10,14 +10,14 @@ use std::collections::BTreeMap;
 use std::time::SystemTime;
 use utoipa::ToSchema;
 
-pub fn rfc3339(time: SystemTime) -> String {
+pub(crate) fn rfc3339(time: SystemTime) -> String {
     humantime::format_rfc3339_seconds(time).to_string()
 }
 
 /// `POST /v1/executions`.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateExecution {
+pub(crate) struct CreateExecution {
     /// The Python script.
     pub code: String,
     /// An existing container's id; none creates a new container.
@@ -38,14 +38,15 @@ pub struct CreateExecution {
 /// `POST /v1/executions/{id}/tool_results`.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ToolResults {
+pub(crate) struct ToolResults {
     pub tool_results: Vec<ToolResultBlock>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ToolResultBlock {
+pub(crate) struct ToolResultBlock {
     #[serde(rename = "type")]
+    #[expect(dead_code, reason = "read only by serde, which refuses any other type")]
     pub kind: ToolResultType,
     pub tool_use_id: String,
     #[serde(default)]
@@ -56,14 +57,14 @@ pub struct ToolResultBlock {
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum ToolResultType {
+pub(crate) enum ToolResultType {
     ToolResult,
 }
 
 /// A string, or a list of text blocks (joined).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(untagged)]
-pub enum ToolResultContent {
+pub(crate) enum ToolResultContent {
     Text(String),
     Blocks(Vec<TextBlock>),
 }
@@ -76,21 +77,22 @@ impl Default for ToolResultContent {
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TextBlock {
+pub(crate) struct TextBlock {
     #[serde(rename = "type")]
+    #[expect(dead_code, reason = "read only by serde, which refuses any other type")]
     pub kind: TextType,
     pub text: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum TextType {
+pub(crate) enum TextType {
     Text,
 }
 
 impl ToolResultBlock {
     /// The answer as the engine takes it: text, or an error the script sees as `ToolError`.
-    pub fn into_answer(self) -> (String, Result<String, ToolFailure>) {
+    pub(crate) fn into_answer(self) -> (String, Result<String, ToolFailure>) {
         let text = match self.content {
             ToolResultContent::Text(text) => text,
             ToolResultContent::Blocks(blocks) => blocks.into_iter().map(|b| b.text).collect::<Vec<_>>().join(""),
@@ -101,20 +103,20 @@ impl ToolResultBlock {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ContainerRef {
+pub(crate) struct ContainerRef {
     pub id: String,
     pub expires_at: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct CallerBlock {
+pub(crate) struct CallerBlock {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub tool_id: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ToolUseBlock {
+pub(crate) struct ToolUseBlock {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub id: String,
@@ -125,7 +127,7 @@ pub struct ToolUseBlock {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct CodeExecutionResult {
+pub(crate) struct CodeExecutionResult {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub stdout: String,
@@ -140,14 +142,14 @@ pub struct CodeExecutionResult {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorInfo {
+pub(crate) struct ErrorInfo {
     #[serde(rename = "type")]
     pub kind: String,
     pub message: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct UsageBody {
+pub(crate) struct UsageBody {
     pub tool_calls: u64,
     pub tool_result_bytes: u64,
     pub returned_bytes: u64,
@@ -167,7 +169,7 @@ impl From<&Usage> for UsageBody {
 
 /// An execution, as every endpoint returns it.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Execution {
+pub(crate) struct Execution {
     pub id: String,
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -192,7 +194,7 @@ pub struct Execution {
 }
 
 impl Execution {
-    pub fn from_view(view: ExecutionView, with_audit: bool) -> Self {
+    pub(crate) fn from_view(view: ExecutionView, with_audit: bool) -> Self {
         let tool_uses = view
             .tool_uses
             .into_iter()
@@ -234,7 +236,7 @@ impl Execution {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Container {
+pub(crate) struct Container {
     pub id: String,
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -262,7 +264,7 @@ impl From<ContainerView> for Container {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ToolList {
+pub(crate) struct ToolList {
     #[schema(value_type = Vec<Object>)]
     pub data: Vec<ToolDefinition>,
 }
@@ -270,7 +272,7 @@ pub struct ToolList {
 /// Filters of `GET /v1/executions`.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
-pub struct ExecutionQuery {
+pub(crate) struct ExecutionQuery {
     pub container: Option<String>,
     /// RFC 3339 time or Unix milliseconds: started at or after.
     pub since: Option<String>,
@@ -293,7 +295,7 @@ fn parse_time(field: &str, text: &str) -> Result<i64, crate::api::error::ApiErro
 }
 
 impl ExecutionQuery {
-    pub fn into_filter(self) -> Result<crate::audit::ExecutionFilter, crate::api::error::ApiError> {
+    pub(crate) fn into_filter(self) -> Result<crate::audit::ExecutionFilter, crate::api::error::ApiError> {
         Ok(crate::audit::ExecutionFilter {
             owner: None,
             container_id: self.container,
@@ -307,14 +309,14 @@ impl ExecutionQuery {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ExecutionList {
+pub(crate) struct ExecutionList {
     #[schema(value_type = Vec<Object>)]
     pub data: Vec<crate::audit::ExecutionRow>,
 }
 
 /// The result of a replay.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Replay {
+pub(crate) struct Replay {
     pub execution_id: String,
     /// `identical` or `diverged`.
     pub result: &'static str,
@@ -336,7 +338,7 @@ impl From<crate::engine::replay::ReplayReport> for Replay {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Health {
+pub(crate) struct Health {
     pub status: &'static str,
     pub image: String,
 }

@@ -3,7 +3,7 @@
 use super::Record;
 
 /// First line of an exported bundle.
-pub const BUNDLE_FORMAT: &str = "sluice-audit-bundle/1";
+pub(crate) const BUNDLE_FORMAT: &str = "sluice-audit-bundle/1";
 
 /// An exported container history: a header line, then one record per line.
 pub fn write_bundle(container_id: &str, records: &[Record], out: &mut impl std::io::Write) -> std::io::Result<()> {

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 /// `prev_hash` of the first record of a chain.
-pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+pub(crate) const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// A stored record of a chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,7 +28,7 @@ impl Record {
 }
 
 /// The seal of a record: HMAC-SHA256 under the chain key over its chain position and content.
-pub fn record_hash(
+pub(crate) fn record_hash(
     key: &[u8],
     prev_hash: &str,
     container_id: &str,
@@ -48,7 +48,7 @@ pub fn record_hash(
 
 /// Whether one record's seal matches its content (its link to the record before is not
 /// checked: for records read apart from their chain).
-pub fn record_seal_holds(key: &[u8], record: &Record) -> bool {
+pub(crate) fn record_seal_holds(key: &[u8], record: &Record) -> bool {
     let hash = record_hash(
         key,
         &record.prev_hash,
@@ -77,7 +77,7 @@ pub fn verify_chain(key: &[u8], container_id: &str, records: &[Record]) -> Resul
 }
 
 /// Checks records that continue a chain after `(seq, hash)`, its last record known good.
-pub fn verify_chain_from(
+pub(crate) fn verify_chain_from(
     key: &[u8],
     container_id: &str,
     (after_seq, after_hash): (i64, &str),

@@ -14,16 +14,22 @@ mod history;
 mod recorder;
 mod store;
 
-pub use bundle::{BUNDLE_FORMAT, read_bundle, write_bundle};
-pub use chain::{ChainBreak, GENESIS_HASH, Record, record_hash, record_seal_holds, verify_chain, verify_chain_from};
-pub use events::{
-    AutoCounts, CallStatus, Ending, Event, ExceptionInfo, FinishStatus, Finished, ForkPoint, LedgerEntry, Usage,
+pub use bundle::{read_bundle, write_bundle};
+pub use chain::{ChainBreak, Record, verify_chain};
+pub use events::Event;
+pub use history::ContainerHistory;
+pub use recorder::{MemoryRecorder, Recorder};
+pub use store::{ExecutionFilter, Store, StoreError};
+
+pub(crate) use chain::{GENESIS_HASH, record_hash, record_seal_holds, verify_chain_from};
+pub(crate) use events::{
+    AutoCounts, CallStatus, Ending, ExceptionInfo, FinishStatus, Finished, ForkPoint, LedgerEntry, Usage,
 };
-pub use history::{ContainerHistory, ExecutionHistory};
-pub use recorder::{Discard, MemoryRecorder, Recorder};
-pub use store::{ContainerRow, ExecutionFilter, ExecutionRow, Store, StoreError, StoredContainer};
+pub(crate) use history::ExecutionHistory;
+pub(crate) use recorder::Discard;
+pub(crate) use store::{ExecutionRow, StoredContainer};
 
 /// Milliseconds since the Unix epoch.
-pub fn unix_ms(time: std::time::SystemTime) -> u64 {
+pub(crate) fn unix_ms(time: std::time::SystemTime) -> u64 {
     time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }

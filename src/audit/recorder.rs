@@ -15,7 +15,7 @@ pub trait Recorder: Send + Sync {
 
 /// Keeps nothing (offline runs).
 #[derive(Debug, Default)]
-pub struct Discard;
+pub(crate) struct Discard;
 
 impl Recorder for Discard {
     fn record<'a>(

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Debug, Subcommand)]
-pub enum AuditCommand {
+pub(crate) enum AuditCommand {
     /// Check every hash chain; exit 0 when all hold, 1 naming the first broken record.
     Verify {
         #[command(flatten)]

@@ -6,9 +6,9 @@ mod run;
 mod serve;
 mod store_args;
 
-pub use audit::AuditCommand;
-pub use serve::ServeArgs;
-pub use store_args::StoreArgs;
+pub(crate) use audit::AuditCommand;
+pub(crate) use serve::ServeArgs;
+pub(crate) use store_args::StoreArgs;
 
 use crate::sandbox::{LimitOverrides, Limits};
 use clap::{Parser, Subcommand};
@@ -17,19 +17,19 @@ use std::process::ExitCode;
 use std::str::FromStr;
 
 /// Exit status of `sluice run` when a limit stopped the script.
-pub const EXIT_LIMIT: u8 = 3;
+pub(crate) const EXIT_LIMIT: u8 = 3;
 /// Exit status when Sluice itself could not run the script (bad files, no image).
-pub const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 
 #[derive(Debug, Parser)]
 #[command(name = "sluice", version, about = "Programmatic tool calling in persistent Python sandboxes")]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run the HTTP service.
     Serve(Box<ServeArgs>),
     /// Re-run an execution from the audit trail: prints `identical` (exit 0) or the first
@@ -93,14 +93,14 @@ pub fn main() -> ExitCode {
     code
 }
 
-/// What the runtime's background work gets at exit (part of `SHUTDOWN_BOUND`).
+/// What the runtime's background work gets at exit (a graceful shutdown ends within 12 s, all phases together).
 const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// One `KEY=VALUE` flag (`--limit`, `--max-limit`, `--quota`), split and its value parsed by
 /// clap, so that a malformed one is a usage error before anything runs. Whether the key names
 /// a limit or quota, and whether the value is allowed, is checked where it is applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Assignment<V = u64> {
+pub(crate) struct Assignment<V = u64> {
     pub key: String,
     pub value: V,
 }

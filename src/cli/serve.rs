@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "SLUICE_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: String,

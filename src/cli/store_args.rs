@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 /// Where the audit store is (SQLite in the data directory unless a URL says otherwise), and
 /// the server key that seals it.
 #[derive(Debug, Clone, clap::Args)]
-pub struct StoreArgs {
+pub(crate) struct StoreArgs {
     /// Directory for the embedded store and the server key (created private, 0700).
     #[arg(long, env = "SLUICE_DATA_DIR", default_value = "./sluice-data")]
     pub data_dir: PathBuf,

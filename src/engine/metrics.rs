@@ -10,7 +10,7 @@ use std::time::Duration;
 const DURATION_BUCKETS: [f64; 10] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
 
 #[derive(Debug, Default)]
-pub struct Metrics {
+pub(crate) struct Metrics {
     executions: Mutex<BTreeMap<&'static str, u64>>,
     tool_calls: Mutex<BTreeMap<String, u64>>,
     limit_hits: Mutex<BTreeMap<&'static str, u64>>,
@@ -25,7 +25,7 @@ pub struct Metrics {
 
 /// Figures read at scrape time rather than counted.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Gauges {
+pub(crate) struct Gauges {
     pub containers: u64,
     pub executions_waiting: u64,
 }
@@ -36,11 +36,11 @@ fn bump<K: Ord>(map: &Mutex<BTreeMap<K, u64>>, key: K) {
 
 impl Metrics {
     /// An execution reached `status` (completed, failed, requires_action).
-    pub fn execution(&self, status: &'static str) {
+    pub(crate) fn execution(&self, status: &'static str) {
         bump(&self.executions, status);
     }
 
-    pub fn execution_time(&self, run_time: Duration) {
+    pub(crate) fn execution_time(&self, run_time: Duration) {
         let seconds = run_time.as_secs_f64();
         for (bucket, bound) in self.duration_buckets.iter().zip(DURATION_BUCKETS) {
             if seconds <= bound {
@@ -51,31 +51,31 @@ impl Metrics {
         self.duration_sum_micros.fetch_add(run_time.as_micros() as u64, Ordering::Relaxed);
     }
 
-    pub fn tool_call(&self, status: &str) {
+    pub(crate) fn tool_call(&self, status: &str) {
         bump(&self.tool_calls, status.to_owned());
     }
 
-    pub fn limit_hit(&self, code: &'static str) {
+    pub(crate) fn limit_hit(&self, code: &'static str) {
         bump(&self.limit_hits, code);
     }
 
-    pub fn container_created(&self) {
+    pub(crate) fn container_created(&self) {
         self.containers_created.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn container_expired(&self) {
+    pub(crate) fn container_expired(&self) {
         self.containers_expired.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn container_evicted(&self) {
+    pub(crate) fn container_evicted(&self) {
         self.containers_evicted.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn container_restored(&self) {
+    pub(crate) fn container_restored(&self) {
         self.containers_restored.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn render(&self, gauges: Gauges) -> String {
+    pub(crate) fn render(&self, gauges: Gauges) -> String {
         let mut out = String::new();
         let counter = |out: &mut String, name: &str, help: &str, label: &str, values: Vec<(String, u64)>| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");

@@ -6,18 +6,20 @@
 //! [`WaitingRun`]: the only thing that can be answered.
 
 mod dispatch;
-pub mod metrics;
+pub(crate) mod metrics;
 mod offline;
-pub mod replay;
+pub(crate) mod replay;
 mod run;
 mod run_state;
-pub mod service;
-pub mod tokens;
+pub(crate) mod service;
+pub(crate) mod tokens;
 mod waiting;
 
-pub use crate::audit::{CallStatus, LedgerEntry, Usage, unix_ms};
 pub use dispatch::{Dispatch, Dispatcher};
 pub use offline::{Answers, ScriptRun, run_script};
-pub use run::{CALLER_TYPE, ClientCall, EngineError, MAX_RESULT_BYTES_PER_EXECUTION, Moved, Run, RunContext};
-pub use run_state::{ClientCallState, HeldResult, RunState};
-pub use waiting::{AnswerError, CheckedAnswers, WaitingRun};
+pub use run::{Moved, Run, RunContext};
+pub use waiting::WaitingRun;
+
+pub(crate) use crate::audit::{CallStatus, LedgerEntry, Usage};
+pub(crate) use run::{CALLER_TYPE, ClientCall, EngineError};
+pub(crate) use run_state::{ClientCallState, RunState};

@@ -17,10 +17,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// `caller.type` of every tool call from code, whatever code version the tool allows.
-pub const CALLER_TYPE: &str = "code_execution_20260120";
+pub(crate) const CALLER_TYPE: &str = "code_execution_20260120";
 /// Tool result text one execution may take in, all calls together; a result past it is
 /// replaced by a `result_too_large` error the script can catch.
-pub const MAX_RESULT_BYTES_PER_EXECUTION: u64 = 64 << 20;
+pub(crate) const MAX_RESULT_BYTES_PER_EXECUTION: u64 = 64 << 20;
 
 /// A call waiting on the API caller.
 #[derive(Debug, Clone)]

@@ -12,9 +12,9 @@ use std::sync::OnceLock;
 /// The tokenizer's name, reported beside the figures.
 pub const TOKENIZER: &str = "o200k_base (tiktoken), an approximation of the model's tokenizer";
 /// Longest piece handed to the tokenizer at once (cut at whitespace where there is some).
-pub const MAX_PIECE_BYTES: usize = 1_024;
+pub(crate) const MAX_PIECE_BYTES: usize = 1_024;
 /// Text counted exactly per execution; the rest is estimated.
-pub const EXACT_BUDGET_BYTES: usize = 512 << 10;
+pub(crate) const EXACT_BUDGET_BYTES: usize = 512 << 10;
 /// Bytes per token assumed when nothing could be counted to measure the rate.
 const FALLBACK_BYTES_PER_TOKEN: f64 = 4.0;
 
@@ -82,13 +82,13 @@ impl Counter {
 /// [`EXACT_BUDGET_BYTES`]) and how many bytes will be estimated: taken at once, so that
 /// counting later keeps no large text alive.
 #[derive(Debug, Default)]
-pub struct Sample {
+pub(crate) struct Sample {
     pieces: Vec<String>,
     uncounted: u64,
 }
 
 impl Sample {
-    pub fn of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
+    pub(crate) fn of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
         let mut sample = Sample::default();
         let mut budget = EXACT_BUDGET_BYTES;
         for text in texts {
@@ -103,14 +103,14 @@ impl Sample {
     }
 
     /// An estimate of everything, counting nothing (for when counting must be skipped).
-    pub fn estimate(&self) -> TokenCount {
+    pub(crate) fn estimate(&self) -> TokenCount {
         let mut counter = Counter::with_budget(0);
         counter.uncounted_bytes = self.uncounted + self.pieces.iter().map(|p| p.len() as u64).sum::<u64>();
         counter.total()
     }
 
     /// Counts the pieces and estimates the rest (the blocking part: call it off the runtime).
-    pub fn count(&self) -> TokenCount {
+    pub(crate) fn count(&self) -> TokenCount {
         let mut counter = Counter::with_budget(usize::MAX);
         self.pieces.iter().for_each(|piece| counter.add(piece));
         counter.uncounted_bytes += self.uncounted;
@@ -119,7 +119,8 @@ impl Sample {
 }
 
 /// Tokens in `text`, within the default budget.
-pub fn count(text: &str) -> TokenCount {
+#[cfg(test)]
+fn count(text: &str) -> TokenCount {
     let mut counter = Counter::default();
     counter.add(text);
     counter.total()

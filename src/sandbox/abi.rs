@@ -9,18 +9,18 @@ use std::time::Instant;
 use tokio::sync::oneshot;
 use wasmtime::{AsContextMut, Caller, Extern, Instance, Linker, Memory, TypedFunc};
 
-pub const ABI_MODULE: &str = "sluice_v1";
+pub(crate) const ABI_MODULE: &str = "sluice_v1";
 
 /// The guest's exports, looked up once per instance.
 #[derive(Clone)]
-pub struct GuestExports {
+pub(crate) struct GuestExports {
     memory: Memory,
     input: TypedFunc<u32, u32>,
     step: TypedFunc<u32, u64>,
 }
 
 impl GuestExports {
-    pub fn new(instance: &Instance, mut store: impl AsContextMut) -> wasmtime::Result<Self> {
+    pub(crate) fn new(instance: &Instance, mut store: impl AsContextMut) -> wasmtime::Result<Self> {
         let memory =
             instance.get_memory(&mut store, "memory").ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
         Ok(Self {
@@ -30,12 +30,12 @@ impl GuestExports {
         })
     }
 
-    pub fn memory(&self) -> &Memory {
+    pub(crate) fn memory(&self) -> &Memory {
         &self.memory
     }
 
     /// Hands one request frame to the guest and returns its response frame.
-    pub async fn step(
+    pub(crate) async fn step(
         &self,
         mut store: impl AsContextMut<Data = HostState>,
         frame: &[u8],
@@ -53,7 +53,7 @@ impl GuestExports {
 
 /// Why a step produced no response frame.
 #[derive(Debug, thiserror::Error)]
-pub enum StepError {
+pub(crate) enum StepError {
     #[error("guest trapped: {0}")]
     Trap(wasmtime::Error),
     #[error(transparent)]
@@ -61,7 +61,7 @@ pub enum StepError {
 }
 
 /// Defines the `sluice_v1` imports.
-pub fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
     linker.func_wrap(ABI_MODULE, "bootstrap_len", |caller: Caller<'_, HostState>| -> i32 {
         caller.data().bootstrap.as_ref().map_or(-1, |b| b.len() as i32)
     })?;

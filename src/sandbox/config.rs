@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Containers that may be alive in memory at once (each holds one slot of the instance pool).
-pub const DEFAULT_MAX_CONTAINERS: u32 = 1024;
+pub(crate) const DEFAULT_MAX_CONTAINERS: u32 = 1024;
 /// Containers kept ready by default: enough for bursts of new sessions on a small machine.
-pub const DEFAULT_READY_CONTAINERS: usize = 2;
+pub(crate) const DEFAULT_READY_CONTAINERS: usize = 2;
 
 /// Settings of a sandbox; limits of single executions come with each request.
 #[derive(Debug, Clone)]
@@ -46,7 +46,7 @@ impl Default for SandboxConfig {
 
 /// `$SLUICE_CACHE_DIR`, else `$XDG_CACHE_HOME/sluice`, else `~/.cache/sluice`; empty when
 /// none is set. Never a shared temporary directory: compiled code is loaded from here.
-pub fn default_cache_dir() -> PathBuf {
+pub(crate) fn default_cache_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("SLUICE_CACHE_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }

@@ -3,34 +3,34 @@
 //! before it keeps anything from it.
 
 use super::guest_memory::GuestMemoryError;
-pub use crate::call::{CallResult, FailureCode, GuestTool, ToolCall, ToolFailure};
+pub(crate) use crate::call::{CallResult, FailureCode, GuestTool, ToolCall, ToolFailure};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Largest frame the host reads from the guest.
-pub const MAX_GUEST_FRAME_BYTES: usize = 64 << 20;
+pub(crate) const MAX_GUEST_FRAME_BYTES: usize = 64 << 20;
 /// Largest number of tool calls one pending frame may carry.
-pub const MAX_CALLS_PER_FRAME: usize = 10_000;
-pub const MAX_TOOL_NAME_BYTES: usize = 128;
+pub(crate) const MAX_CALLS_PER_FRAME: usize = 10_000;
+pub(crate) const MAX_TOOL_NAME_BYTES: usize = 128;
 /// Largest JSON text of one tool call's arguments.
-pub const MAX_TOOL_INPUT_BYTES: usize = 1 << 20;
+pub(crate) const MAX_TOOL_INPUT_BYTES: usize = 1 << 20;
 /// Most JSON values one call's arguments may hold: parsed, each costs the host tens of
 /// bytes, so this (not the text's length) bounds what a call's arguments occupy.
-pub const MAX_TOOL_INPUT_VALUES: usize = 65_536;
+pub(crate) const MAX_TOOL_INPUT_VALUES: usize = 65_536;
 /// Argument text all the calls of one execution may carry together.
-pub const MAX_ARGUMENT_BYTES_PER_EXECUTION: u64 = 16 << 20;
+pub(crate) const MAX_ARGUMENT_BYTES_PER_EXECUTION: u64 = 16 << 20;
 
 /// Host to guest.
 #[derive(Debug, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
-pub enum Request<'a> {
+pub(crate) enum Request<'a> {
     Execute { code: &'a str, tools: &'a [GuestTool] },
     Resume { results: &'a [WireResult<'a>] },
 }
 
 /// A result on its way to the guest, under the guest's own number for the call.
 #[derive(Debug)]
-pub struct WireResult<'a> {
+pub(crate) struct WireResult<'a> {
     pub guest_seq: u64,
     pub result: &'a CallResult,
 }
@@ -47,14 +47,14 @@ impl Serialize for WireResult<'_> {
 /// Guest to host, as parsed; checked by [`Response::validate`] before anyone uses it.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Response {
+pub(crate) enum Response {
     Done(DoneFrame),
     Pending(PendingFrame),
     Fault { message: String },
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct DoneFrame {
+pub(crate) struct DoneFrame {
     pub return_code: i64,
     #[serde(default)]
     pub value_repr: Option<String>,
@@ -67,20 +67,20 @@ pub struct DoneFrame {
 }
 
 /// Most named counts an execution may return.
-pub const MAX_COUNTS: usize = 1_024;
+pub(crate) const MAX_COUNTS: usize = 1_024;
 /// Longest count name kept; longer ones are dropped.
-pub const MAX_COUNT_NAME_BYTES: usize = 128;
+pub(crate) const MAX_COUNT_NAME_BYTES: usize = 128;
 /// Longest exception type name kept.
-pub const MAX_EXCEPTION_KIND_BYTES: usize = 256;
+pub(crate) const MAX_EXCEPTION_KIND_BYTES: usize = 256;
 /// Longest trailing-expression repr kept (the guest cuts at 100,000 characters).
-pub const MAX_VALUE_REPR_BYTES: usize = 400_000;
+pub(crate) const MAX_VALUE_REPR_BYTES: usize = 400_000;
 /// Longest fault message kept from the guest.
-pub const MAX_FAULT_MESSAGE_BYTES: usize = 4_096;
+pub(crate) const MAX_FAULT_MESSAGE_BYTES: usize = 4_096;
 
 impl DoneFrame {
     /// The frame held to the output limits on the host's side: the guest's own cuts are not
     /// trusted. Every text is cut at `max_text` bytes (the execution's `max_output_bytes`).
-    pub fn bounded(mut self, max_text: usize) -> Self {
+    pub(crate) fn bounded(mut self, max_text: usize) -> Self {
         self.value_repr = self.value_repr.map(|repr| cut_text(repr, max_text.min(MAX_VALUE_REPR_BYTES)));
         self.error = self.error.map(|e| PythonError {
             kind: cut_text(e.kind, MAX_EXCEPTION_KIND_BYTES),
@@ -94,7 +94,7 @@ impl DoneFrame {
 
 /// `text` cut to at most `max` bytes at a character boundary, with a marker saying how much
 /// was left out (the marker may take the text a little past `max`).
-pub fn cut_text(mut text: String, max: usize) -> String {
+pub(crate) fn cut_text(mut text: String, max: usize) -> String {
     if text.len() <= max {
         return text;
     }
@@ -114,7 +114,7 @@ pub struct PythonError {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct PendingFrame {
+pub(crate) struct PendingFrame {
     /// Refused past [`MAX_CALLS_PER_FRAME`] while parsing, before the host keeps them all.
     #[serde(deserialize_with = "bounded_calls")]
     pub calls: Vec<RawCall>,
@@ -129,11 +129,11 @@ pub struct PendingFrame {
 /// match results with: the host numbers calls itself) and input is the arguments' JSON text,
 /// encoded by the guest when the call was made.
 #[derive(Debug, Deserialize)]
-pub struct RawCall(pub u64, pub String, pub String);
+pub(crate) struct RawCall(pub u64, pub String, pub String);
 
 /// A call as the guest made it, checked and parsed; the container gives it the host's number.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GuestCall {
+pub(crate) struct GuestCall {
     pub guest_seq: u64,
     pub name: String,
     pub input: serde_json::Map<String, serde_json::Value>,
@@ -141,7 +141,7 @@ pub struct GuestCall {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FrameError {
+pub(crate) enum FrameError {
     #[error("guest frame is not valid: {0}")]
     Malformed(String),
     #[error("guest frame carries {0} calls, more than {MAX_CALLS_PER_FRAME}")]
@@ -200,7 +200,7 @@ fn bounded_counts<'de, D: serde::Deserializer<'de>>(
 }
 
 impl Response {
-    pub fn parse(bytes: &[u8]) -> Result<Self, FrameError> {
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Self, FrameError> {
         serde_json::from_slice(bytes).map_err(|e| FrameError::Malformed(e.to_string()))
     }
 }
@@ -208,7 +208,7 @@ impl Response {
 impl PendingFrame {
     /// Checks every guest-given size, then parses each call's arguments. `argument_budget`
     /// is the argument text the execution may still send; accepted calls spend it.
-    pub fn into_calls(self, argument_budget: &mut u64) -> Result<Vec<GuestCall>, FrameError> {
+    pub(crate) fn into_calls(self, argument_budget: &mut u64) -> Result<Vec<GuestCall>, FrameError> {
         if self.calls.len() > MAX_CALLS_PER_FRAME {
             return Err(FrameError::TooManyCalls(self.calls.len()));
         }

@@ -7,7 +7,7 @@
 use wasmtime::{AsContext, AsContextMut, Memory};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GuestMemoryError {
+pub(crate) enum GuestMemoryError {
     #[error("guest range {ptr:#x}+{len} is outside its memory")]
     OutOfBounds { ptr: u64, len: u64 },
     #[error("guest asked the host to take {len} bytes, more than the limit of {limit}")]
@@ -15,12 +15,12 @@ pub enum GuestMemoryError {
 }
 
 /// A checked window on a guest's linear memory, valid while the store is borrowed.
-pub struct GuestView<'a> {
+pub(crate) struct GuestView<'a> {
     bytes: &'a mut [u8],
 }
 
 /// Borrows the memory and the store's host state together (host functions need both).
-pub fn view<'a, T: 'static>(
+pub(crate) fn view<'a, T: 'static>(
     memory: &Memory,
     store: impl Into<wasmtime::StoreContextMut<'a, T>>,
 ) -> (GuestView<'a>, &'a mut T) {
@@ -29,7 +29,12 @@ pub fn view<'a, T: 'static>(
 }
 
 /// Copies `bytes` into guest memory at `ptr`.
-pub fn write(memory: &Memory, mut store: impl AsContextMut, ptr: u32, bytes: &[u8]) -> Result<(), GuestMemoryError> {
+pub(crate) fn write(
+    memory: &Memory,
+    mut store: impl AsContextMut,
+    ptr: u32,
+    bytes: &[u8],
+) -> Result<(), GuestMemoryError> {
     let data = memory.data_mut(&mut store);
     let target = range_mut(data, u64::from(ptr), bytes.len() as u64)?;
     target.copy_from_slice(bytes);
@@ -37,7 +42,7 @@ pub fn write(memory: &Memory, mut store: impl AsContextMut, ptr: u32, bytes: &[u
 }
 
 /// Copies a guest range into the host after checking it against `limit`.
-pub fn read(
+pub(crate) fn read(
     memory: &Memory,
     store: impl AsContext,
     ptr: u32,
@@ -49,17 +54,17 @@ pub fn read(
 }
 
 /// The whole memory, for the pre-initialization snapshot.
-pub fn contents<'a>(memory: &Memory, store: &'a impl AsContext) -> &'a [u8] {
+pub(crate) fn contents<'a>(memory: &Memory, store: &'a impl AsContext) -> &'a [u8] {
     memory.data(store)
 }
 
 /// Size of the memory in bytes.
-pub fn size(memory: &Memory, store: impl AsContext) -> usize {
+pub(crate) fn size(memory: &Memory, store: impl AsContext) -> usize {
     memory.data_size(&store)
 }
 
 /// Granularity of checkpoints: the host's page.
-pub const PAGE_BYTES: usize = 4096;
+pub(crate) const PAGE_BYTES: usize = 4096;
 /// Bit 63 of a /proc/self/pagemap entry: the page is present.
 const PAGEMAP_PRESENT: u64 = 1 << 63;
 /// Bit 61: file-backed or shared. A private page that is present and not file-backed has
@@ -69,7 +74,7 @@ const PAGEMAP_FILE_OR_SHARED: u64 = 1 << 61;
 /// Pages of `memory` that differ from `base` (the pristine image's memory), with their
 /// contents. Only pages this process has written can differ, so where the kernel says which
 /// those are (`/proc/self/pagemap`) only they are compared; elsewhere every page is.
-pub fn changed_pages(memory: &Memory, store: impl AsContext, base: &[u8]) -> Vec<(u32, Vec<u8>)> {
+pub(crate) fn changed_pages(memory: &Memory, store: impl AsContext, base: &[u8]) -> Vec<(u32, Vec<u8>)> {
     let data = memory.data(&store);
     let candidates = written_pages(data).unwrap_or_else(|| (0..data.len().div_ceil(PAGE_BYTES)).collect());
     candidates
@@ -86,14 +91,14 @@ pub fn changed_pages(memory: &Memory, store: impl AsContext, base: &[u8]) -> Vec
 
 /// Indices of the pages of `memory` this process has written (copied from the image), or
 /// `None` when the kernel's page map cannot be read.
-pub fn written_page_indices(memory: &Memory, store: impl AsContext) -> Option<Vec<u32>> {
+pub(crate) fn written_page_indices(memory: &Memory, store: impl AsContext) -> Option<Vec<u32>> {
     let pages = written_pages(memory.data(&store))?;
     Some(pages.into_iter().filter_map(|index| u32::try_from(index).ok()).collect())
 }
 
 /// Writes each page's first byte back unchanged, so the kernel copies the page from the image
 /// now (ahead of use) rather than on the guest's first write. Contents stay as they are.
-pub fn touch_pages(memory: &Memory, mut store: impl AsContextMut, pages: &[u32]) {
+pub(crate) fn touch_pages(memory: &Memory, mut store: impl AsContextMut, pages: &[u32]) {
     let data = memory.data_mut(&mut store);
     for &index in pages {
         if let Some(byte) = data.get_mut(index as usize * PAGE_BYTES) {
@@ -125,7 +130,7 @@ fn written_pages(data: &[u8]) -> Option<Vec<usize>> {
 }
 
 /// Grows `memory` to `size` bytes if it is smaller, then writes each page at its index.
-pub fn write_pages(
+pub(crate) fn write_pages(
     memory: &Memory,
     mut store: impl AsContextMut,
     size: u64,
@@ -145,7 +150,7 @@ pub fn write_pages(
     Ok(())
 }
 
-pub fn check_limit(len: u64, limit: usize) -> Result<(), GuestMemoryError> {
+pub(crate) fn check_limit(len: u64, limit: usize) -> Result<(), GuestMemoryError> {
     if len > limit as u64 {
         return Err(GuestMemoryError::TooLarge { len, limit: limit as u64 });
     }
@@ -175,44 +180,44 @@ fn range_mut(data: &mut [u8], ptr: u64, len: u64) -> Result<&mut [u8], GuestMemo
 /// Addresses are u64 so that `base + offset` computed by callers cannot overflow.
 impl GuestView<'_> {
     /// A guest range, borrowed (no copy); its length is checked against `limit` first.
-    pub fn slice(&self, ptr: u64, len: u64, limit: usize) -> Result<&[u8], GuestMemoryError> {
+    pub(crate) fn slice(&self, ptr: u64, len: u64, limit: usize) -> Result<&[u8], GuestMemoryError> {
         check_limit(len, limit)?;
         range(self.bytes, ptr, len)
     }
 
-    pub fn slice_mut(&mut self, ptr: u64, len: u64) -> Result<&mut [u8], GuestMemoryError> {
+    pub(crate) fn slice_mut(&mut self, ptr: u64, len: u64) -> Result<&mut [u8], GuestMemoryError> {
         range_mut(self.bytes, ptr, len)
     }
 
-    pub fn read_u8(&self, ptr: u64) -> Result<u8, GuestMemoryError> {
+    pub(crate) fn read_u8(&self, ptr: u64) -> Result<u8, GuestMemoryError> {
         Ok(range(self.bytes, ptr, 1)?[0])
     }
 
-    pub fn read_u16(&self, ptr: u64) -> Result<u16, GuestMemoryError> {
+    pub(crate) fn read_u16(&self, ptr: u64) -> Result<u16, GuestMemoryError> {
         let bytes = range(self.bytes, ptr, 2)?;
         Ok(u16::from_le_bytes([bytes[0], bytes[1]]))
     }
 
-    pub fn read_u32(&self, ptr: u64) -> Result<u32, GuestMemoryError> {
+    pub(crate) fn read_u32(&self, ptr: u64) -> Result<u32, GuestMemoryError> {
         let bytes = range(self.bytes, ptr, 4)?;
         Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
     }
 
-    pub fn read_u64(&self, ptr: u64) -> Result<u64, GuestMemoryError> {
+    pub(crate) fn read_u64(&self, ptr: u64) -> Result<u64, GuestMemoryError> {
         let bytes = range(self.bytes, ptr, 8)?;
         Ok(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
     }
 
-    pub fn write_bytes(&mut self, ptr: u64, bytes: &[u8]) -> Result<(), GuestMemoryError> {
+    pub(crate) fn write_bytes(&mut self, ptr: u64, bytes: &[u8]) -> Result<(), GuestMemoryError> {
         range_mut(self.bytes, ptr, bytes.len() as u64)?.copy_from_slice(bytes);
         Ok(())
     }
 
-    pub fn write_u32(&mut self, ptr: u64, value: u32) -> Result<(), GuestMemoryError> {
+    pub(crate) fn write_u32(&mut self, ptr: u64, value: u32) -> Result<(), GuestMemoryError> {
         self.write_bytes(ptr, &value.to_le_bytes())
     }
 
-    pub fn write_u64(&mut self, ptr: u64, value: u64) -> Result<(), GuestMemoryError> {
+    pub(crate) fn write_u64(&mut self, ptr: u64, value: u64) -> Result<(), GuestMemoryError> {
         self.write_bytes(ptr, &value.to_le_bytes())
     }
 }

@@ -6,20 +6,20 @@
 //! starts map the file in about a millisecond, and every container is a copy-on-write view.
 
 use super::state::HostState;
-use super::{SandboxError, abi, build_store, new_linker};
+use super::{SandboxError, build_store, new_linker};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use wasmtime::{Engine, Instance, Module, Store};
 use wasmtime_wizer::{InstanceState, SnapshotVal, ValType as WizerValType, Wizer};
 
 /// The guest built by `build.rs` from `sandbox-images/python`.
-pub const GUEST_WASM: &[u8] = include_bytes!(env!("SLUICE_GUEST_WASM"));
+pub(crate) const GUEST_WASM: &[u8] = include_bytes!(env!("SLUICE_GUEST_WASM"));
 /// SHA-256 of [`GUEST_WASM`], hex, computed when it was built.
-pub const GUEST_SHA256: &str = env!("SLUICE_GUEST_SHA256");
+pub(crate) const GUEST_SHA256: &str = env!("SLUICE_GUEST_SHA256");
 
 /// The Python half of the guest, handed in at pre-initialization (name, source), in import
 /// order: each module may import the ones before it.
-pub const RUNTIME_MODULES: &[(&str, &str)] = &[
+pub(crate) const RUNTIME_MODULES: &[(&str, &str)] = &[
     ("sluice", include_str!("../../sandbox-images/python/runtime/sluice.py")),
     ("_sluice_output", include_str!("../../sandbox-images/python/runtime/_sluice_output.py")),
     ("_sluice_calls", include_str!("../../sandbox-images/python/runtime/_sluice_calls.py")),
@@ -42,13 +42,13 @@ const PREINIT_MEMORY_BYTES: u64 = 1 << 30;
 const PREINIT_FUNC: &str = "sluice_preinit";
 
 /// A compiled base image and the hash that names it.
-pub struct Image {
+pub(crate) struct Image {
     pub module: Module,
     pub hash: String,
 }
 
 /// SHA-256 over everything that shapes the image, and the engine's compatibility (hex).
-pub fn content_hash(engine: &Engine) -> String {
+pub(crate) fn content_hash(engine: &Engine) -> String {
     use std::hash::{Hash, Hasher};
     let mut compatibility = std::hash::DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut compatibility);
@@ -71,12 +71,12 @@ pub fn content_hash(engine: &Engine) -> String {
 }
 
 /// Where the compiled image for this build lives in `cache_dir`.
-pub fn cache_path(cache_dir: &Path, hash: &str) -> PathBuf {
+pub(crate) fn cache_path(cache_dir: &Path, hash: &str) -> PathBuf {
     cache_dir.join(format!("python-{hash}.cwasm"))
 }
 
 /// Maps the cached image, or builds and caches it (once per machine and build).
-pub async fn load_or_build(engine: &Engine, cache_dir: &Path) -> Result<Image, SandboxError> {
+pub(crate) async fn load_or_build(engine: &Engine, cache_dir: &Path) -> Result<Image, SandboxError> {
     if cache_dir.as_os_str().is_empty() {
         let none = std::io::Error::new(
             std::io::ErrorKind::NotFound,
@@ -138,7 +138,7 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 
 /// Refuses a cache directory or image another user owns or may write: its code would run
 /// as ours. (This process's user is the owner of `/proc/self`.)
-pub fn check_private(path: &Path, directory: bool) -> std::io::Result<()> {
+pub(crate) fn check_private(path: &Path, directory: bool) -> std::io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let refuse = |why: String| Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, why));
     let ours = std::fs::metadata("/proc/self")?.uid();
@@ -234,6 +234,3 @@ impl InstanceState for WizerState<'_> {
         contents(super::guest_memory::contents(&memory, &*self.store))
     }
 }
-
-/// The ABI module name, re-exported for the README's contract check.
-pub const ABI_MODULE: &str = abi::ABI_MODULE;

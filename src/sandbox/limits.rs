@@ -4,24 +4,24 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// Script run time per execution (Anthropic allows 90 s per cell).
-pub const DEFAULT_TIME_MS: u64 = 90_000;
-pub const MAX_TIME_MS: u64 = 600_000;
+pub(crate) const DEFAULT_TIME_MS: u64 = 90_000;
+pub(crate) const MAX_TIME_MS: u64 = 600_000;
 /// Linear memory of a container; the interpreter alone takes about 30 MiB.
-pub const DEFAULT_MEMORY_BYTES: u64 = 256 << 20;
-pub const MIN_MEMORY_BYTES: u64 = 64 << 20;
-pub const MAX_MEMORY_BYTES: u64 = 4 << 30;
+pub(crate) const DEFAULT_MEMORY_BYTES: u64 = 256 << 20;
+pub(crate) const MIN_MEMORY_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_MEMORY_BYTES: u64 = 4 << 30;
 /// Each of stdout and stderr is cut here, with a visible marker line.
-pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 1 << 20;
-pub const MAX_OUTPUT_BYTES: u64 = 64 << 20;
+pub(crate) const DEFAULT_MAX_OUTPUT_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_OUTPUT_BYTES: u64 = 64 << 20;
 /// Tool calls one execution may make.
-pub const DEFAULT_MAX_TOOL_CALLS: u64 = 2_000;
-pub const MAX_TOOL_CALLS: u64 = 100_000;
+pub(crate) const DEFAULT_MAX_TOOL_CALLS: u64 = 2_000;
+pub(crate) const MAX_TOOL_CALLS: u64 = 100_000;
 /// How long a client tool may stay unanswered before the script gets `TimeoutError`.
-pub const DEFAULT_PENDING_TIMEOUT_MS: u64 = 270_000;
-pub const MAX_PENDING_TIMEOUT_MS: u64 = 3_600_000;
+pub(crate) const DEFAULT_PENDING_TIMEOUT_MS: u64 = 270_000;
+pub(crate) const MAX_PENDING_TIMEOUT_MS: u64 = 3_600_000;
 
 /// How far an operator may raise the maxima (`--max-limit`): wasm32 memory ends at 4 GiB.
-pub const OPERATOR_CEILING: Limits = Limits {
+pub(crate) const OPERATOR_CEILING: Limits = Limits {
     time_ms: 86_400_000,
     memory_bytes: 4 << 30,
     max_output_bytes: 256 << 20,

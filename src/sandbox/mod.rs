@@ -5,26 +5,30 @@
 //! executions. The sandbox knows nothing of HTTP, storage or what a tool does: an execution
 //! either finishes or pauses with the tool calls it waits for.
 
-pub mod abi;
+pub(crate) mod abi;
 mod config;
 mod container;
-pub mod frames;
-pub mod guest_memory;
-pub mod image;
-pub mod limits;
+pub(crate) mod frames;
+pub(crate) mod guest_memory;
+pub(crate) mod image;
+pub(crate) mod limits;
 mod profile;
 mod ready_pool;
 mod runtime;
-pub mod snapshot;
+pub(crate) mod snapshot;
 mod state;
 mod wasi;
 
-pub use config::{DEFAULT_MAX_CONTAINERS, DEFAULT_READY_CONTAINERS, SandboxConfig, default_cache_dir};
-pub use container::{Container, ExecuteRequest, Outcome, Pending, STOPPED_RETURN_CODE, Step, StopReason};
-pub use frames::{CallResult, GuestTool, PythonError, ToolCall, ToolFailure};
+pub use config::SandboxConfig;
+pub use container::{Container, ExecuteRequest, Outcome, Pending, Step, StopReason};
+pub use frames::PythonError;
 pub use limits::{LimitError, LimitOverrides, Limits};
 pub use profile::GuestProfiler;
-pub use runtime::{ASYNC_STACK_BYTES, EPOCH_TICK, KEEP_RESIDENT_BYTES, MAX_TABLE_ELEMENTS, MAX_WASM_STACK_BYTES};
+
+pub(crate) use config::DEFAULT_MAX_CONTAINERS;
+pub(crate) use container::STOPPED_RETURN_CODE;
+pub(crate) use frames::{CallResult, ToolFailure};
+pub(crate) use runtime::MAX_TABLE_ELEMENTS;
 
 use ready_pool::ReadyPool;
 use runtime::{build_store, engine_config, instantiate, new_linker, start_epoch_ticker};

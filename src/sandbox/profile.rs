@@ -6,7 +6,7 @@ use wasmtime::{AsContext, WasmBacktrace};
 
 /// Frames kept per sample, innermost first: enough for the interpreter's nesting under the
 /// guest's exports, while runaway recursion does not make each sample unbounded.
-pub const MAX_PROFILE_FRAMES: usize = 512;
+pub(super) const MAX_PROFILE_FRAMES: usize = 512;
 
 /// Guest call stacks counted at epoch ticks (about one per millisecond of guest run time) in
 /// every container of a sandbox configured with it. Off unless a [`SandboxConfig`] carries

@@ -13,19 +13,19 @@ use wasmtime::{
 };
 
 /// How often the epoch advances: the granularity of time limits and of yielding to tokio.
-pub const EPOCH_TICK: Duration = Duration::from_millis(1);
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(1);
 /// Wasm stack for the guest's frames; Python's recursion limit is sized to stay inside it.
-pub const MAX_WASM_STACK_BYTES: usize = 4 << 20;
+pub(crate) const MAX_WASM_STACK_BYTES: usize = 4 << 20;
 /// Fiber stack per running step: the wasm stack plus room for host functions.
-pub const ASYNC_STACK_BYTES: usize = MAX_WASM_STACK_BYTES + (1 << 20);
+pub(crate) const ASYNC_STACK_BYTES: usize = MAX_WASM_STACK_BYTES + (1 << 20);
 /// Instantiation runs no guest code of ours, but the epoch check still applies to it.
 const INSTANTIATE_BUDGET: Duration = Duration::from_secs(10);
 /// Function table slots per instance (RustPython's table has about 20,000).
-pub const MAX_TABLE_ELEMENTS: usize = 100_000;
+pub(crate) const MAX_TABLE_ELEMENTS: usize = 100_000;
 /// A freed slot keeps up to this much of its memory resident: pages the last container
 /// dirtied are copied back from the image instead of being dropped, so the next container
 /// starts without page faults on the interpreter's hot pages.
-pub const KEEP_RESIDENT_BYTES: usize = 16 << 20;
+pub(crate) const KEEP_RESIDENT_BYTES: usize = 16 << 20;
 
 pub(super) async fn instantiate(
     engine: &Engine,

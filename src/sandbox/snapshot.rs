@@ -10,15 +10,15 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 /// Bump when the layout or the meaning of a field changes; older snapshots are refused.
-pub const SNAPSHOT_FORMAT: u32 = 2;
+pub(crate) const SNAPSHOT_FORMAT: u32 = 2;
 const MAGIC: &[u8; 8] = b"SLUICESN";
 const TAG_BYTES: usize = 32;
 /// Largest snapshot accepted (compressed), and largest payload it may expand to.
-pub const MAX_SNAPSHOT_BYTES: usize = 1 << 30;
-pub const MAX_PAYLOAD_BYTES: usize = 4 << 30;
+pub(crate) const MAX_SNAPSHOT_BYTES: usize = 1 << 30;
+pub(crate) const MAX_PAYLOAD_BYTES: usize = 4 << 30;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SnapshotError {
+pub(crate) enum SnapshotError {
     #[error("not a Sluice snapshot")]
     NotASnapshot,
     #[error("the snapshot's seal does not match: it was changed, or made with another key")]
@@ -33,7 +33,7 @@ pub enum SnapshotError {
 
 /// One journaled step, without its bytes (they follow in the payload, in order).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StepHeader {
+pub(crate) struct StepHeader {
     /// true: a request frame; false: the answer to a blocking wait.
     pub frame: bool,
     pub now_ns: u64,
@@ -42,7 +42,7 @@ pub struct StepHeader {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CheckpointHeader {
+pub(crate) struct CheckpointHeader {
     pub memory_size: u64,
     pub clock_now_ns: u64,
     pub random_state: u64,
@@ -52,7 +52,7 @@ pub struct CheckpointHeader {
 
 /// The execution a snapshot was taken in the middle of (waiting for tool results).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunningHeader {
+pub(crate) struct RunningHeader {
     pub limits: super::Limits,
     pub run_time_us: u64,
     pub tool_calls: u64,
@@ -66,7 +66,7 @@ pub struct RunningHeader {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Header {
+pub(crate) struct Header {
     pub format: u32,
     pub image_hash: String,
     /// The container it was taken of: a snapshot is restored as that container only (or
@@ -89,7 +89,7 @@ fn seal(key: &[u8], body: &[u8]) -> [u8; TAG_BYTES] {
 }
 
 /// Seals `header` and `payload` (pages, then frames) with `key`.
-pub fn encode(header: &Header, payload: &[u8], key: &[u8]) -> Vec<u8> {
+pub(crate) fn encode(header: &Header, payload: &[u8], key: &[u8]) -> Vec<u8> {
     let header = serde_json::to_vec(header).expect("the header serializes");
     let mut body = Vec::with_capacity(header.len() + payload.len() / 2 + 8);
     body.extend_from_slice(&(header.len() as u32).to_le_bytes());
@@ -103,7 +103,7 @@ pub fn encode(header: &Header, payload: &[u8], key: &[u8]) -> Vec<u8> {
 }
 
 /// Checks the seal, format and image, then returns the header and the payload.
-pub fn decode(bytes: &[u8], key: &[u8], image_hash: &str) -> Result<(Header, Vec<u8>), SnapshotError> {
+pub(crate) fn decode(bytes: &[u8], key: &[u8], image_hash: &str) -> Result<(Header, Vec<u8>), SnapshotError> {
     let (header, compressed) = open(bytes, key, image_hash)?;
     let expected = compressed.get(..4).map(|n| u32::from_le_bytes(n.try_into().expect("4 bytes")) as usize);
     if expected.is_none_or(|n| n > MAX_PAYLOAD_BYTES) {
@@ -115,7 +115,7 @@ pub fn decode(bytes: &[u8], key: &[u8], image_hash: &str) -> Result<(Header, Vec
 
 /// Checks the seal, format and image, then returns the header and the still compressed
 /// payload (reading the header alone costs no decompression).
-pub fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<(Header, &'a [u8]), SnapshotError> {
+pub(crate) fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<(Header, &'a [u8]), SnapshotError> {
     if bytes.len() > MAX_SNAPSHOT_BYTES || bytes.len() < MAGIC.len() + TAG_BYTES + 4 || &bytes[..MAGIC.len()] != MAGIC {
         return Err(SnapshotError::NotASnapshot);
     }

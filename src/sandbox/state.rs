@@ -10,10 +10,10 @@ use tokio::sync::{mpsc, oneshot};
 use wasmtime::ResourceLimiter;
 
 /// Each clock read moves the clock on by this much, so loops that poll the time end.
-pub const CLOCK_READ_STEP_NS: u64 = 1_000;
+pub(super) const CLOCK_READ_STEP_NS: u64 = 1_000;
 
 /// Store data of a container.
-pub struct HostState {
+pub(crate) struct HostState {
     pub memory_guard: MemoryGuard,
     pub clock: VirtualClock,
     pub random: SeededRandom,
@@ -43,7 +43,7 @@ pub struct HostState {
 }
 
 impl HostState {
-    pub fn new(seed: u64, memory_bytes: u64, now_ns: u64) -> Self {
+    pub(crate) fn new(seed: u64, memory_bytes: u64, now_ns: u64) -> Self {
         Self {
             memory_guard: MemoryGuard::new(memory_bytes),
             clock: VirtualClock { now_ns },
@@ -65,7 +65,7 @@ impl HostState {
 }
 
 /// How the blocking `wait` import gets its answer.
-pub enum Waiter {
+pub(crate) enum Waiter {
     /// Not expected (pre-initialization, or no execution running).
     Closed,
     /// A live execution: the container receives the pending frame and answers it.
@@ -75,31 +75,31 @@ pub enum Waiter {
 }
 
 /// An answer to a blocking `wait`: the results frame and the host time that comes with it.
-pub type WaitAnswer = (Arc<[u8]>, u64);
+pub(super) type WaitAnswer = (Arc<[u8]>, u64);
 
 /// The guest blocked inside `wait` with these pending calls.
-pub struct BlockedCall {
+pub(crate) struct BlockedCall {
     pub frame: Vec<u8>,
     pub answer: oneshot::Sender<WaitAnswer>,
 }
 
 /// The two output streams of an execution.
-pub struct Output {
+pub(crate) struct Output {
     pub stdout: OutputCapture,
     pub stderr: OutputCapture,
 }
 
 impl Output {
-    pub fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize) -> Self {
         Self { stdout: OutputCapture::new(limit), stderr: OutputCapture::new(limit) }
     }
 
     /// Keeps nothing: replays and idle containers.
-    pub fn discarded() -> Self {
+    pub(crate) fn discarded() -> Self {
         Self::new(0)
     }
 
-    pub fn push(&mut self, fd: u32, bytes: &[u8]) {
+    pub(crate) fn push(&mut self, fd: u32, bytes: &[u8]) {
         match fd {
             1 => self.stdout.push(bytes),
             _ => self.stderr.push(bytes),
@@ -107,7 +107,7 @@ impl Output {
     }
 
     /// (stdout, stderr) as text with truncation markers; the captures are left empty.
-    pub fn take(&mut self) -> (String, String) {
+    pub(crate) fn take(&mut self) -> (String, String) {
         let limit = self.stdout.limit;
         let stdout = std::mem::replace(&mut self.stdout, OutputCapture::new(limit)).finish("stdout");
         let stderr = std::mem::replace(&mut self.stderr, OutputCapture::new(limit)).finish("stderr");
@@ -116,13 +116,13 @@ impl Output {
 }
 
 /// Caps linear memory and remembers whether a grow was refused (to name the limit later).
-pub struct MemoryGuard {
+pub(crate) struct MemoryGuard {
     pub max_bytes: u64,
     pub denied: bool,
 }
 
 impl MemoryGuard {
-    pub fn new(max_bytes: u64) -> Self {
+    pub(crate) fn new(max_bytes: u64) -> Self {
         Self { max_bytes, denied: false }
     }
 }
@@ -140,23 +140,24 @@ impl ResourceLimiter for MemoryGuard {
 }
 
 /// The only clock the guest sees: set by the host at each step, moved by reads and sleeps.
-pub struct VirtualClock {
+pub(crate) struct VirtualClock {
     pub now_ns: u64,
 }
 
 impl VirtualClock {
-    pub fn read(&mut self) -> u64 {
+    pub(crate) fn read(&mut self) -> u64 {
         let now = self.now_ns;
         self.now_ns = self.now_ns.saturating_add(CLOCK_READ_STEP_NS);
         now
     }
 
     /// The host's time for a new step; the clock never runs backwards.
-    pub fn set_at_least(&mut self, now_ns: u64) {
+    pub(crate) fn set_at_least(&mut self, now_ns: u64) {
         self.now_ns = self.now_ns.max(now_ns);
     }
 
-    pub fn advance(&mut self, ns: u64) {
+    #[cfg(test)]
+    fn advance(&mut self, ns: u64) {
         self.now_ns = self.now_ns.saturating_add(ns);
     }
 }
@@ -164,21 +165,21 @@ impl VirtualClock {
 /// The guest's randomness: a SplitMix64 stream from the container's seed.
 ///
 /// Deterministic on purpose (replay must reproduce it); not for secrets the host keeps.
-pub struct SeededRandom {
+pub(crate) struct SeededRandom {
     state: u64,
 }
 
 impl SeededRandom {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Self { state: seed }
     }
 
     /// Where the stream stands (saved in checkpoints).
-    pub fn state(&self) -> u64 {
+    pub(crate) fn state(&self) -> u64 {
         self.state
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -186,7 +187,7 @@ impl SeededRandom {
         z ^ (z >> 31)
     }
 
-    pub fn fill(&mut self, out: &mut [u8]) {
+    pub(crate) fn fill(&mut self, out: &mut [u8]) {
         for chunk in out.chunks_mut(8) {
             let bytes = self.next_u64().to_le_bytes();
             chunk.copy_from_slice(&bytes[..chunk.len()]);
@@ -195,18 +196,18 @@ impl SeededRandom {
 }
 
 /// One output stream of an execution, kept up to a limit; the rest is counted, not kept.
-pub struct OutputCapture {
+pub(crate) struct OutputCapture {
     bytes: Vec<u8>,
     limit: usize,
     dropped: u64,
 }
 
 impl OutputCapture {
-    pub fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize) -> Self {
         Self { bytes: Vec::new(), limit, dropped: 0 }
     }
 
-    pub fn push(&mut self, data: &[u8]) {
+    pub(crate) fn push(&mut self, data: &[u8]) {
         let room = self.limit.saturating_sub(self.bytes.len());
         let kept = data.len().min(room);
         self.bytes.extend_from_slice(&data[..kept]);
@@ -214,12 +215,12 @@ impl OutputCapture {
     }
 
     /// What was kept so far, as text (snapshots carry it).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.bytes).into_owned()
     }
 
     /// The text, cut at a character boundary, with a marker line when something was dropped.
-    pub fn finish(self, stream: &str) -> String {
+    pub(crate) fn finish(self, stream: &str) -> String {
         let mut dropped = self.dropped;
         let mut bytes = self.bytes;
         if dropped > 0 {

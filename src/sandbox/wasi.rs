@@ -49,7 +49,7 @@ const IMPLEMENTED: &[&str] = &[
 ];
 
 /// Defines the WASI functions `module` imports.
-pub fn add_to_linker(linker: &mut Linker<HostState>, module: &Module) -> wasmtime::Result<()> {
+pub(super) fn add_to_linker(linker: &mut Linker<HostState>, module: &Module) -> wasmtime::Result<()> {
     linker.func_wrap(WASI, "args_sizes_get", |mut caller: Caller<'_, HostState>, count: u32, size: u32| {
         with_view(&mut caller, |view, _| write_pair(view, count, size, 0, 0))
     })?;

@@ -107,7 +107,7 @@ fn path_under(path: &str, prefix: &str) -> bool {
 
 /// Whether an address is on the public internet: not loopback, private, link-local,
 /// shared, multicast, documentation or otherwise reserved (IPv4 inside IPv6 is unwrapped).
-pub fn is_public(ip: IpAddr) -> bool {
+pub(crate) fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_public_v4(v4),
         IpAddr::V6(v6) => is_public_v6(v6),
@@ -157,7 +157,7 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
 /// Resolves hostnames for the `http` executor: `localhost` to loopback (a prefix naming it
 /// is the operator's explicit permission), every other name to its public addresses only.
 #[derive(Debug, Clone, Default)]
-pub struct PublicResolver;
+pub(crate) struct PublicResolver;
 
 impl Resolve for PublicResolver {
     fn resolve(&self, name: Name) -> Resolving {

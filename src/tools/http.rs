@@ -10,19 +10,19 @@ use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 /// Used when a tool definition gives no `timeout_ms`.
-pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 30_000;
+pub(crate) const DEFAULT_TOOL_TIMEOUT_MS: u64 = 30_000;
 /// Attempts for a `read_only` or `idempotent` tool that fails transiently (`write`: one).
-pub const MAX_ATTEMPTS: u32 = 3;
+pub(crate) const MAX_ATTEMPTS: u32 = 3;
 /// Wait before the first retry; doubled for each further one.
-pub const RETRY_BACKOFF: Duration = Duration::from_millis(100);
+pub(crate) const RETRY_BACKOFF: Duration = Duration::from_millis(100);
 /// Largest response body read from a tool.
-pub const MAX_RESULT_BYTES: usize = 8 << 20;
+pub(crate) const MAX_RESULT_BYTES: usize = 8 << 20;
 /// Calls of one execution in flight at once (a gather of thousands goes this many at a time),
 /// which also bounds the reply bytes one execution has buffered.
-pub const MAX_CONCURRENT_CALLS_PER_EXECUTION: usize = 16;
+pub(crate) const MAX_CONCURRENT_CALLS_PER_EXECUTION: usize = 16;
 /// Time to set up a connection, TLS included.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-pub const IDEMPOTENCY_HEADER: &str = "Idempotency-Key";
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const IDEMPOTENCY_HEADER: &str = "Idempotency-Key";
 
 /// Where a call comes from; names the idempotency key so that it is the same on every
 /// attempt and never chosen by the script.

@@ -5,10 +5,10 @@
 //! [`ToolFailure`] with a stable code that the script sees as the matching `sluice`
 //! exception. Tools know nothing of wasm: the engine feeds them calls.
 
-pub mod egress;
-pub mod http;
-pub mod registry;
-pub mod schema;
+pub(crate) mod egress;
+pub(crate) mod http;
+pub(crate) mod registry;
+pub(crate) mod schema;
 
 use crate::call::{FailureCode, GuestTool, ToolFailure};
 use schema::InputSchema;
@@ -17,11 +17,11 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub const MAX_TOOL_NAME_LEN: usize = 64;
+pub(crate) const MAX_TOOL_NAME_LEN: usize = 64;
 /// Longest tool description kept.
-pub const MAX_DESCRIPTION_BYTES: usize = 16 << 10;
+pub(crate) const MAX_DESCRIPTION_BYTES: usize = 16 << 10;
 /// Largest tool timeout a definition may ask for.
-pub const MAX_TOOL_TIMEOUT_MS: u64 = 600_000;
+pub(crate) const MAX_TOOL_TIMEOUT_MS: u64 = 600_000;
 
 /// Who may call a tool, as in Anthropic's `allowed_callers`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

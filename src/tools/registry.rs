@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 /// Tools one key may register unless the operator says otherwise.
-pub const DEFAULT_MAX_TOOLS_PER_OWNER: usize = 1_000;
+pub(crate) const DEFAULT_MAX_TOOLS_PER_OWNER: usize = 1_000;
 
 /// Tools registered on this node, by owner and name.
 #[derive(Debug)]
-pub struct ToolRegistry {
+pub(crate) struct ToolRegistry {
     tools: RwLock<BTreeMap<(String, String), Arc<Tool>>>,
     max_per_owner: usize,
 }
@@ -25,7 +25,7 @@ impl Default for ToolRegistry {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RegistryError {
+pub(crate) enum RegistryError {
     #[error("{0}")]
     Invalid(String),
     #[error("a tool named {0:?} is already registered")]
@@ -35,7 +35,7 @@ pub enum RegistryError {
 }
 
 impl ToolRegistry {
-    pub fn new(max_per_owner: usize) -> Self {
+    pub(crate) fn new(max_per_owner: usize) -> Self {
         Self { tools: RwLock::default(), max_per_owner }
     }
 
@@ -49,7 +49,7 @@ impl ToolRegistry {
 
     /// Registers a checked definition for `owner`; a name is registered once per owner
     /// (delete it to replace it).
-    pub fn create(&self, owner: &str, definition: ToolDefinition) -> Result<Arc<Tool>, RegistryError> {
+    pub(crate) fn create(&self, owner: &str, definition: ToolDefinition) -> Result<Arc<Tool>, RegistryError> {
         let tool = Tool::new(definition).map_err(RegistryError::Invalid)?;
         let mut tools = self.write();
         let key = (owner.to_owned(), tool.name().to_owned());
@@ -64,16 +64,16 @@ impl ToolRegistry {
         Ok(tool)
     }
 
-    pub fn get(&self, owner: &str, name: &str) -> Option<Arc<Tool>> {
+    pub(crate) fn get(&self, owner: &str, name: &str) -> Option<Arc<Tool>> {
         self.read().get(&(owner.to_owned(), name.to_owned())).cloned()
     }
 
     /// `owner`'s tools, by name.
-    pub fn list(&self, owner: &str) -> Vec<Arc<Tool>> {
+    pub(crate) fn list(&self, owner: &str) -> Vec<Arc<Tool>> {
         owned_range(&self.read(), owner).map(|(_, tool)| tool.clone()).collect()
     }
 
-    pub fn delete(&self, owner: &str, name: &str) -> bool {
+    pub(crate) fn delete(&self, owner: &str, name: &str) -> bool {
         self.write().remove(&(owner.to_owned(), name.to_owned())).is_some()
     }
 }

@@ -11,21 +11,21 @@ const MAX_SCHEMA_DEPTH: usize = 64;
 
 /// A compiled `input_schema`.
 #[derive(Debug)]
-pub struct InputSchema {
+pub(crate) struct InputSchema {
     schema: Value,
     validator: jsonschema::Validator,
 }
 
 /// Why arguments were refused: the JSON pointer of the bad field and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputError {
+pub(crate) struct InputError {
     pub pointer: String,
     pub message: String,
 }
 
 impl InputSchema {
     /// Compiles a schema, refusing remote or circular `$ref`s.
-    pub fn compile(schema: &Value) -> Result<Self, String> {
+    pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
         check_refs(schema)?;
         // Patterns run on every call's arguments, on the host: the linear-time engine, with
         // bounded compiled sizes, so no schema makes validation backtrack for seconds.
@@ -40,7 +40,7 @@ impl InputSchema {
     }
 
     /// Coerces what is safe to coerce, then validates; returns whether anything was coerced.
-    pub fn check(&self, input: &mut Map<String, Value>) -> Result<bool, InputError> {
+    pub(crate) fn check(&self, input: &mut Map<String, Value>) -> Result<bool, InputError> {
         let mut value = Value::Object(std::mem::take(input));
         let coerced = coerce(&self.schema, &mut value, 0);
         let result = match self.validator.iter_errors(&value).next() {
@@ -57,7 +57,7 @@ impl InputSchema {
 /// Applies the coercions a model's arguments commonly need, where the schema is explicit:
 /// `"42"` to 42 for integer, `"2.5"` to 2.5 for number, `"true"` to true for boolean, a
 /// number to its text for string. Returns whether anything changed.
-pub fn coerce(schema: &Value, value: &mut Value, depth: usize) -> bool {
+pub(crate) fn coerce(schema: &Value, value: &mut Value, depth: usize) -> bool {
     if depth > MAX_SCHEMA_DEPTH {
         return false;
     }

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use sluice::keys::ServerKey;
+use sluice::ServerKey;
 use sluice::{Sandbox, SandboxConfig};
 use std::sync::OnceLock;
 

@@ -7,8 +7,10 @@
 mod containers;
 mod records;
 
-pub use containers::{ContainerRow, StoredContainer};
-pub use records::{ExecutionFilter, ExecutionRow};
+pub use records::ExecutionFilter;
+
+pub(crate) use containers::StoredContainer;
+pub(crate) use records::ExecutionRow;
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};

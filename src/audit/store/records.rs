@@ -12,7 +12,7 @@ use std::pin::Pin;
 use std::time::SystemTime;
 
 /// Rows a listing returns at most.
-pub const MAX_LIST_ROWS: i64 = 1_000;
+pub(super) const MAX_LIST_ROWS: i64 = 1_000;
 /// Records per INSERT statement on PostgreSQL (8 parameters each; a round trip per
 /// statement is what costs there).
 const POSTGRES_ROWS_PER_INSERT: usize = 500;

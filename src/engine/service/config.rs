@@ -5,19 +5,19 @@
 use super::*;
 
 /// Anthropic's containers expire after five idle minutes.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
-pub const DEFAULT_MAX_AGE: Duration = Duration::from_secs(4 * 3600);
+pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const DEFAULT_MAX_AGE: Duration = Duration::from_secs(4 * 3600);
 /// Containers kept in memory before the least recently used idle one is unloaded.
-pub const DEFAULT_MAX_LIVE_CONTAINERS: usize = 256;
+pub(crate) const DEFAULT_MAX_LIVE_CONTAINERS: usize = 256;
 /// A container that changed and has been idle this long is saved to the store.
-pub const DEFAULT_SNAPSHOT_IDLE: Duration = Duration::from_secs(5);
+pub(crate) const DEFAULT_SNAPSHOT_IDLE: Duration = Duration::from_secs(5);
 /// With several nodes: how long a lease lasts without renewal.
-pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(10);
 /// A request for a container another node holds waits this many lease lifetimes (in
 /// halves) before giving up: long enough to outlast a dead node's lease, plus a margin.
 const LEASE_WAIT_HALF_TTLS: u32 = 3;
 /// With several nodes: a container idle this long is saved and handed back.
-pub const DEFAULT_HANDOFF_IDLE: Duration = Duration::from_millis(500);
+pub(crate) const DEFAULT_HANDOFF_IDLE: Duration = Duration::from_millis(500);
 
 #[derive(Debug, Clone)]
 pub struct ServiceConfig {

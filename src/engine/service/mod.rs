@@ -26,13 +26,13 @@ mod timers;
 mod tools;
 mod views;
 
-pub use config::{
-    DEFAULT_HANDOFF_IDLE, DEFAULT_IDLE_TIMEOUT, DEFAULT_LEASE_TTL, DEFAULT_MAX_AGE, DEFAULT_MAX_LIVE_CONTAINERS,
-    DEFAULT_SNAPSHOT_IDLE, ServiceConfig,
-};
+pub use config::ServiceConfig;
 pub use error::ServiceError;
 pub use quotas::Quotas;
-pub use views::{ContainerState, ContainerView, ExecutionError, ExecutionStatus, ExecutionView, NewExecution, ToolUse};
+pub use views::{ContainerView, ExecutionStatus, ExecutionView, NewExecution};
+
+pub(crate) use config::{DEFAULT_HANDOFF_IDLE, DEFAULT_LEASE_TTL, DEFAULT_MAX_LIVE_CONTAINERS, DEFAULT_SNAPSHOT_IDLE};
+pub(crate) use views::{ContainerState, ExecutionError, ToolUse};
 
 use persistence::{SealedState, at, ms};
 use quotas::{ReplayGate, RequestGate};
@@ -61,23 +61,23 @@ use std::time::{Duration, Instant, SystemTime};
 use uuid::Uuid;
 
 /// How often expired containers are looked for.
-pub const REAP_INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const REAP_INTERVAL: Duration = Duration::from_secs(1);
 /// Finished executions kept in memory for `GET` (the oldest go first).
-pub const MAX_RETAINED_EXECUTIONS: usize = 10_000;
+pub(crate) const MAX_RETAINED_EXECUTIONS: usize = 10_000;
 /// Ids of removed containers remembered, to answer 410 rather than 404.
-pub const MAX_REMEMBERED_GONE: usize = 10_000;
-pub const MAX_CODE_BYTES: usize = 1 << 20;
+pub(crate) const MAX_REMEMBERED_GONE: usize = 10_000;
+pub(crate) const MAX_CODE_BYTES: usize = 1 << 20;
 /// Bytes of finished executions' views kept in memory for quick reads (outputs, ledgers);
 /// past it the oldest are read from the audit store instead.
-pub const MAX_RETAINED_EXECUTION_BYTES: usize = 256 << 20;
+pub(crate) const MAX_RETAINED_EXECUTION_BYTES: usize = 256 << 20;
 /// The longest a shutdown spends saving containers (one snapshot takes milliseconds).
-pub const SHUTDOWN_SAVE_BUDGET: Duration = Duration::from_secs(4);
+pub(crate) const SHUTDOWN_SAVE_BUDGET: Duration = Duration::from_secs(4);
 /// Executions waiting to have their tokens counted; past this, only estimates are recorded.
-pub const MAX_QUEUED_TOKEN_COUNTS: usize = 256;
-pub const MAX_TOOLS_PER_EXECUTION: usize = 256;
+pub(crate) const MAX_QUEUED_TOKEN_COUNTS: usize = 256;
+pub(crate) const MAX_TOOLS_PER_EXECUTION: usize = 256;
 
 /// Who a request acts for: the id of its API key ("anonymous" when keys are off).
-pub type Owner = String;
+pub(crate) type Owner = String;
 
 struct ContainerEntry {
     id: Uuid,
@@ -317,6 +317,6 @@ mod tests {
 
     #[test]
     fn unix_ms_counts_from_the_epoch() {
-        assert_eq!(super::super::unix_ms(SystemTime::UNIX_EPOCH + Duration::from_millis(1234)), 1234);
+        assert_eq!(crate::audit::unix_ms(SystemTime::UNIX_EPOCH + Duration::from_millis(1234)), 1234);
     }
 }

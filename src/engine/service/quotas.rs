@@ -9,15 +9,15 @@ use std::time::{Duration, Instant};
 /// Containers one key may have live on a node: a quarter of what a node keeps in memory by
 /// default, so that one key cannot take all of it (past it, with a store, the key's own least
 /// recently used idle container is saved and unloaded).
-pub const DEFAULT_CONTAINERS_PER_KEY: usize = 64;
+pub(super) const DEFAULT_CONTAINERS_PER_KEY: usize = 64;
 /// Requests of one key in flight at once: a quarter of the node's connections by default.
-pub const DEFAULT_CONCURRENT_REQUESTS_PER_KEY: usize = 256;
+pub(super) const DEFAULT_CONCURRENT_REQUESTS_PER_KEY: usize = 256;
 /// Executions of one key waiting for client tool results at once.
-pub const DEFAULT_WAITING_PER_KEY: usize = 256;
+pub(super) const DEFAULT_WAITING_PER_KEY: usize = 256;
 /// Replays of one key running at once (a replay re-runs a container's whole history).
-pub const DEFAULT_CONCURRENT_REPLAYS_PER_KEY: usize = 1;
+pub(super) const DEFAULT_CONCURRENT_REPLAYS_PER_KEY: usize = 1;
 /// Replays one key may start per minute.
-pub const DEFAULT_REPLAYS_PER_MINUTE: usize = 30;
+pub(super) const DEFAULT_REPLAYS_PER_MINUTE: usize = 30;
 const REPLAY_WINDOW: Duration = Duration::from_secs(60);
 
 /// Per-key quotas, set by the operator (`--quota NAME=VALUE`).

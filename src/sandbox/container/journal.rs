@@ -49,14 +49,14 @@ pub(super) struct Checkpoint {
 }
 
 /// Compact the journal into a checkpoint once replaying it would take this many steps.
-pub const COMPACT_AFTER_STEPS: usize = 256;
+pub(super) const COMPACT_AFTER_STEPS: usize = 256;
 /// ... or this many bytes of inputs.
-pub const COMPACT_AFTER_BYTES: usize = 16 << 20;
+pub(super) const COMPACT_AFTER_BYTES: usize = 16 << 20;
 /// ... or this much guest run time (or four times what the last compaction took, if more): a
 /// rollback replays the journal, and what it costs the host must stay bounded whatever the
 /// executions before it computed, while compacting (a page diff of the whole memory) must
 /// not cost every heavy execution its own few milliseconds.
-pub const COMPACT_AFTER_RUN_TIME: Duration = Duration::from_millis(500);
+pub(super) const COMPACT_AFTER_RUN_TIME: Duration = Duration::from_millis(500);
 /// How many times its own cost the journal's run time must reach before compacting again.
 const COMPACT_COST_RATIO: u32 = 4;
 

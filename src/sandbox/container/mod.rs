@@ -12,7 +12,9 @@ mod numbering;
 mod outcome;
 mod save;
 
-pub use outcome::{ExecuteRequest, Outcome, Pending, STOPPED_RETURN_CODE, Step, StopReason};
+pub use outcome::{ExecuteRequest, Outcome, Pending, Step, StopReason};
+
+pub(crate) use outcome::STOPPED_RETURN_CODE;
 
 use super::abi::{GuestExports, StepError};
 use super::frames::{
@@ -43,7 +45,7 @@ struct Live {
 /// Steps (pauses and resumes) one execution may take: each keeps its input for rollback, so a
 /// script that pauses with nothing to wait for, over and over, must not grow the host without
 /// bound.
-pub const MAX_STEPS_PER_EXECUTION: usize = 100_000;
+pub(super) const MAX_STEPS_PER_EXECUTION: usize = 100_000;
 
 type StepFuture = Pin<Box<dyn Future<Output = (Live, Result<Vec<u8>, StepError>)> + Send>>;
 

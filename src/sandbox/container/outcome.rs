@@ -11,7 +11,7 @@ use wasmtime::Trap;
 use crate::call::GuestTool;
 use crate::sandbox::frames::PythonError;
 /// Exit status reported for an execution that a limit or a guest failure stopped.
-pub const STOPPED_RETURN_CODE: i32 = 1;
+pub(crate) const STOPPED_RETURN_CODE: i32 = 1;
 
 /// What to run, with which tools, under which limits.
 #[derive(Debug, Clone)]
