@@ -55,9 +55,9 @@ pub(super) async fn healthz(State(state): State<AppState>) -> Json<Health> {
     Json(Health { status: "ok", image: state.image_hash.to_string() })
 }
 
-/// Prometheus text: executions, durations, tool calls, containers, limit hits. Needs a key
+/// OpenMetrics text: executions, durations, tool calls, containers, limit hits. Needs a key
 /// when keys are configured (unless the operator made it public).
-#[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "text/plain"), (status = 401, body = ErrorBody)))]
+#[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "application/openmetrics-text"), (status = 401, body = ErrorBody)))]
 pub(super) async fn metrics(
     State(state): State<AppState>,
     headers: axum::http::HeaderMap,
@@ -65,7 +65,7 @@ pub(super) async fn metrics(
     if !state.metrics.allows(&state.keys, &headers) {
         return Err(ApiError::Unauthenticated);
     }
-    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.service.metrics_text()))
+    Ok(([(header::CONTENT_TYPE, crate::engine::METRICS_CONTENT_TYPE)], state.service.metrics_text()))
 }
 
 pub(super) async fn openapi() -> Json<utoipa::openapi::OpenApi> {

@@ -1,136 +1,151 @@
-//! Counters the service exports at `/metrics`, in Prometheus' text format.
+//! The service's figures at `/metrics`, kept and encoded by `prometheus-client` (OpenMetrics text).
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 use std::time::Duration;
 
 /// Upper bounds (seconds) of the execution-time histogram buckets.
 const DURATION_BUCKETS: [f64; 10] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
 
-#[derive(Debug, Default)]
+/// The content type of [`Metrics::render`]'s text.
+pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct StatusLabel {
+    status: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct LimitLabel {
+    limit: &'static str,
+}
+
+/// Every figure, registered once; label values are closed sets (statuses, limit codes), so
+/// no tenant can grow the label space.
+#[derive(Debug)]
 pub(crate) struct Metrics {
-    executions: Mutex<BTreeMap<&'static str, u64>>,
-    tool_calls: Mutex<BTreeMap<String, u64>>,
-    limit_hits: Mutex<BTreeMap<&'static str, u64>>,
-    containers_created: AtomicU64,
-    containers_expired: AtomicU64,
-    containers_evicted: AtomicU64,
-    containers_restored: AtomicU64,
-    duration_buckets: [AtomicU64; DURATION_BUCKETS.len()],
-    duration_count: AtomicU64,
-    duration_sum_micros: AtomicU64,
+    registry: Registry,
+    executions: Family<StatusLabel, Counter>,
+    tool_calls: Family<StatusLabel, Counter>,
+    limit_hits: Family<LimitLabel, Counter>,
+    containers_created: Counter,
+    containers_expired: Counter,
+    containers_evicted: Counter,
+    containers_restored: Counter,
+    containers: Gauge,
+    executions_waiting: Gauge,
+    execution_seconds: Histogram,
 }
 
 /// Figures read at scrape time rather than counted.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Gauges {
-    pub containers: u64,
-    pub executions_waiting: u64,
+    pub(crate) containers: u64,
+    pub(crate) executions_waiting: u64,
 }
 
-fn bump<K: Ord>(map: &Mutex<BTreeMap<K, u64>>, key: K) {
-    *map.lock().unwrap_or_else(|p| p.into_inner()).entry(key).or_default() += 1;
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::default();
+        let executions = Family::<StatusLabel, Counter>::default();
+        let tool_calls = Family::<StatusLabel, Counter>::default();
+        let limit_hits = Family::<LimitLabel, Counter>::default();
+        let (containers_created, containers_expired) = (Counter::default(), Counter::default());
+        let (containers_evicted, containers_restored) = (Counter::default(), Counter::default());
+        let (containers, executions_waiting) = (Gauge::default(), Gauge::default());
+        let execution_seconds = Histogram::new(DURATION_BUCKETS);
+        // Counters get their `_total` suffix from the encoder.
+        registry.register("sluice_executions", "Executions by status reached", executions.clone());
+        registry.register("sluice_tool_calls", "Tool calls from code by outcome", tool_calls.clone());
+        registry.register("sluice_limit_hits", "Executions stopped by a limit", limit_hits.clone());
+        registry.register("sluice_containers_created", "Containers created", containers_created.clone());
+        registry.register(
+            "sluice_containers_expired",
+            "Containers removed after their idle time or maximum age",
+            containers_expired.clone(),
+        );
+        registry.register(
+            "sluice_containers_evicted",
+            "Containers saved and unloaded to make room",
+            containers_evicted.clone(),
+        );
+        registry.register(
+            "sluice_containers_restored",
+            "Containers brought back from the store",
+            containers_restored.clone(),
+        );
+        registry.register("sluice_containers", "Containers alive in memory", containers.clone());
+        registry.register(
+            "sluice_executions_waiting",
+            "Executions waiting for client tool results",
+            executions_waiting.clone(),
+        );
+        registry.register(
+            "sluice_execution_seconds",
+            "Script run time per finished execution",
+            execution_seconds.clone(),
+        );
+        Self {
+            registry,
+            executions,
+            tool_calls,
+            limit_hits,
+            containers_created,
+            containers_expired,
+            containers_evicted,
+            containers_restored,
+            containers,
+            executions_waiting,
+            execution_seconds,
+        }
+    }
 }
 
 impl Metrics {
     /// An execution reached `status` (completed, failed, requires_action).
     pub(crate) fn execution(&self, status: &'static str) {
-        bump(&self.executions, status);
+        self.executions.get_or_create(&StatusLabel { status }).inc();
     }
 
     pub(crate) fn execution_time(&self, run_time: Duration) {
-        let seconds = run_time.as_secs_f64();
-        for (bucket, bound) in self.duration_buckets.iter().zip(DURATION_BUCKETS) {
-            if seconds <= bound {
-                bucket.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        self.duration_count.fetch_add(1, Ordering::Relaxed);
-        self.duration_sum_micros.fetch_add(run_time.as_micros() as u64, Ordering::Relaxed);
+        self.execution_seconds.observe(run_time.as_secs_f64());
     }
 
-    pub(crate) fn tool_call(&self, status: &str) {
-        bump(&self.tool_calls, status.to_owned());
+    pub(crate) fn tool_call(&self, status: &'static str) {
+        self.tool_calls.get_or_create(&StatusLabel { status }).inc();
     }
 
-    pub(crate) fn limit_hit(&self, code: &'static str) {
-        bump(&self.limit_hits, code);
+    pub(crate) fn limit_hit(&self, limit: &'static str) {
+        self.limit_hits.get_or_create(&LimitLabel { limit }).inc();
     }
 
     pub(crate) fn container_created(&self) {
-        self.containers_created.fetch_add(1, Ordering::Relaxed);
+        self.containers_created.inc();
     }
 
     pub(crate) fn container_expired(&self) {
-        self.containers_expired.fetch_add(1, Ordering::Relaxed);
+        self.containers_expired.inc();
     }
 
     pub(crate) fn container_evicted(&self) {
-        self.containers_evicted.fetch_add(1, Ordering::Relaxed);
+        self.containers_evicted.inc();
     }
 
     pub(crate) fn container_restored(&self) {
-        self.containers_restored.fetch_add(1, Ordering::Relaxed);
+        self.containers_restored.inc();
     }
 
+    /// The OpenMetrics text of every figure, with the gauges set to `gauges`.
     pub(crate) fn render(&self, gauges: Gauges) -> String {
-        let mut out = String::new();
-        let counter = |out: &mut String, name: &str, help: &str, label: &str, values: Vec<(String, u64)>| {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
-            for (value, count) in values {
-                let _ = writeln!(out, "{name}{{{label}=\"{value}\"}} {count}");
-            }
-        };
-        let read = |map: &Mutex<BTreeMap<&'static str, u64>>| {
-            map.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(k, v)| (k.to_string(), *v)).collect()
-        };
-        counter(&mut out, "sluice_executions_total", "Executions by status reached.", "status", read(&self.executions));
-        let calls =
-            self.tool_calls.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(k, v)| (k.clone(), *v)).collect();
-        counter(&mut out, "sluice_tool_calls_total", "Tool calls from code by outcome.", "status", calls);
-        counter(&mut out, "sluice_limit_hits_total", "Executions stopped by a limit.", "limit", read(&self.limit_hits));
-        let _ = writeln!(
-            out,
-            "# HELP sluice_containers_created_total Containers created.\n# TYPE sluice_containers_created_total counter\nsluice_containers_created_total {}",
-            self.containers_created.load(Ordering::Relaxed)
-        );
-        let _ = writeln!(
-            out,
-            "# HELP sluice_containers_expired_total Containers removed after their idle time or maximum age.\n# TYPE sluice_containers_expired_total counter\nsluice_containers_expired_total {}",
-            self.containers_expired.load(Ordering::Relaxed)
-        );
-        let _ = writeln!(
-            out,
-            "# HELP sluice_containers_evicted_total Containers saved and unloaded to make room.\n# TYPE sluice_containers_evicted_total counter\nsluice_containers_evicted_total {}",
-            self.containers_evicted.load(Ordering::Relaxed)
-        );
-        let _ = writeln!(
-            out,
-            "# HELP sluice_containers_restored_total Containers brought back from the store.\n# TYPE sluice_containers_restored_total counter\nsluice_containers_restored_total {}",
-            self.containers_restored.load(Ordering::Relaxed)
-        );
-        let _ = writeln!(
-            out,
-            "# HELP sluice_containers Containers alive in memory.\n# TYPE sluice_containers gauge\nsluice_containers {}",
-            gauges.containers
-        );
-        let _ = writeln!(
-            out,
-            "# HELP sluice_executions_waiting Executions waiting for client tool results.\n# TYPE sluice_executions_waiting gauge\nsluice_executions_waiting {}",
-            gauges.executions_waiting
-        );
-        let name = "sluice_execution_seconds";
-        let _ = writeln!(out, "# HELP {name} Script run time per finished execution.\n# TYPE {name} histogram");
-        for (bucket, bound) in self.duration_buckets.iter().zip(DURATION_BUCKETS) {
-            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {}", bucket.load(Ordering::Relaxed));
-        }
-        let count = self.duration_count.load(Ordering::Relaxed);
-        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
-        let _ = writeln!(out, "{name}_sum {}", self.duration_sum_micros.load(Ordering::Relaxed) as f64 / 1e6);
-        let _ = writeln!(out, "{name}_count {count}");
-        out
+        self.containers.set(i64::try_from(gauges.containers).unwrap_or(i64::MAX));
+        self.executions_waiting.set(i64::try_from(gauges.executions_waiting).unwrap_or(i64::MAX));
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &self.registry).expect("writing to a String cannot fail");
+        text
     }
 }
 
@@ -151,8 +166,10 @@ mod tests {
         assert!(text.contains("sluice_tool_calls_total{status=\"succeeded\"} 1"));
         assert!(text.contains("sluice_limit_hits_total{limit=\"execution_time_exceeded\"} 1"));
         assert!(text.contains("sluice_containers 4"));
+        assert!(text.contains("sluice_executions_waiting 1"));
         assert!(text.contains("sluice_execution_seconds_bucket{le=\"0.001\"} 0"));
         assert!(text.contains("sluice_execution_seconds_bucket{le=\"0.005\"} 1"));
         assert!(text.contains("sluice_execution_seconds_count 1"));
+        assert!(text.ends_with("# EOF\n"), "{text}");
     }
 }

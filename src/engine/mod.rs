@@ -21,5 +21,6 @@ pub use run::{Moved, Run, RunContext};
 pub use waiting::WaitingRun;
 
 pub(crate) use crate::audit::{CallStatus, LedgerEntry, Usage};
+pub(crate) use metrics::CONTENT_TYPE as METRICS_CONTENT_TYPE;
 pub(crate) use run::{CALLER_TYPE, ClientCall, EngineError};
 pub(crate) use run_state::{ClientCallState, RunState};

@@ -212,7 +212,7 @@ impl Service {
                 let outcome = *outcome;
                 let metrics = &self.inner.metrics;
                 for call in run.ledger() {
-                    metrics.tool_call(status_name(call.status));
+                    metrics.tool_call(call.status.name());
                 }
                 metrics.execution_time(outcome.run_time);
                 view.tool_uses.clear();

@@ -208,18 +208,6 @@ impl Dispatcher for ServiceDispatcher<'_> {
     }
 }
 
-fn status_name(status: CallStatus) -> &'static str {
-    match status {
-        CallStatus::Requested => "requested",
-        CallStatus::Refused => "refused",
-        CallStatus::Dispatched => "dispatched",
-        CallStatus::Succeeded => "succeeded",
-        CallStatus::Failed => "failed",
-        CallStatus::TimedOut => "timed_out",
-        CallStatus::Cancelled => "cancelled",
-    }
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -303,11 +291,6 @@ impl Service {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn status_names_match_the_ledger() {
-        assert_eq!(status_name(CallStatus::TimedOut), CallStatus::TimedOut.name());
-    }
 
     #[test]
     fn execution_status_serializes_as_the_contract_says() {
