@@ -26,16 +26,25 @@ pub fn server_key() -> ServerKey {
     ServerKey::new(b"the key every test store shares".to_vec()).expect("long enough")
 }
 
+/// The sandbox every test of this process shares. Its runtime lives as long as the process
+/// (on a thread of its own), so the ready pool keeps refilling in the background as it does
+/// in production, and tests take containers from it.
 pub fn sandbox() -> Sandbox {
     static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
     SANDBOX
         .get_or_init(|| {
-            std::thread::spawn(|| {
-                let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-                runtime.block_on(Sandbox::new(SandboxConfig::default())).expect("the sandbox starts")
-            })
-            .join()
-            .expect("the sandbox thread finishes")
+            let (started, sandbox) = std::sync::mpsc::channel();
+            std::thread::Builder::new()
+                .name("test-sandbox-runtime".into())
+                .spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+                    runtime.block_on(async move {
+                        let _ = started.send(Sandbox::new(SandboxConfig::default()).await);
+                        std::future::pending::<()>().await
+                    })
+                })
+                .expect("a thread for the sandbox's runtime");
+            sandbox.recv().expect("the sandbox thread answers").expect("the sandbox starts")
         })
         .clone()
 }

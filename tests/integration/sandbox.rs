@@ -1,6 +1,6 @@
 //! The sandbox's Rust API: pauses and results, rollback, isolation and determinism.
 
-mod common;
+use crate::common;
 
 use sluice::{CallResult, GuestTool, Pending, ToolFailure};
 use sluice::{Container, ExecuteRequest, Limits, Outcome, Step};
@@ -289,6 +289,28 @@ async fn a_profiling_sandbox_samples_named_guest_frames_only_while_started() {
         stacks.iter().flat_map(|(stack, _)| stack).any(|f| f.contains("rustpython_vm") && f.contains("ExecutingFrame"));
     assert!(named, "frames carry the interpreter's function names");
     assert!(profiler.stop().is_empty(), "stop hands the samples over once");
+}
+
+/// The shared test sandbox runs as production does: its pool refills in the background, so
+/// the other tests take ready containers.
+#[tokio::test]
+async fn the_shared_sandbox_keeps_its_pool_filled() {
+    let sandbox = common::sandbox();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while sandbox.ready_now() == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(sandbox.ready_now() > 0, "the pool refills while the tests run");
+    let mut taken = Vec::new();
+    while sandbox.ready_now() > 0 && taken.len() < 8 {
+        taken.push(sandbox.create_container().await.expect("a container"));
+    }
+    assert_eq!(sandbox.ready_now(), 0, "taking containers empties the pool");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while sandbox.ready_now() == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(sandbox.ready_now() > 0, "and refills after containers are taken");
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! Property tests of the HTTP API: whatever arrives, the answer is a 2xx or a 4xx in the
 //! error shape, never a 5xx, a panic or a hang.
 
-mod common;
+use crate::common;
 
 use axum::Router;
 use axum::body::Body;

@@ -3,10 +3,10 @@
 // Each example is a self-contained binary that includes `examples/support`; loading both
 // here includes it twice, as two separate modules.
 #[allow(clippy::duplicate_mod)]
-#[path = "../examples/batch_join/main.rs"]
+#[path = "../../examples/batch_join/main.rs"]
 mod batch_join;
 #[allow(clippy::duplicate_mod)]
-#[path = "../examples/expense_audit/main.rs"]
+#[path = "../../examples/expense_audit/main.rs"]
 mod expense_audit;
 
 /// The published PTC demo measured 85.6% fewer tokens on its data.

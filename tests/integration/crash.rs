@@ -3,8 +3,7 @@
 //! or duplicated, an execution paused for a client tool resumes, the chains verify, and a
 //! write tool was not called again.
 
-#[path = "common/server.rs"]
-mod server;
+use crate::server;
 
 use serde_json::{Value, json};
 use server::{Server, get, post};

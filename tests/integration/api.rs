@@ -1,7 +1,7 @@
 //! The HTTP API through the real router: the PTC pause/resume flow, http tools, refusals,
 //! expiry, conflicts, auth isolation and the error shapes.
 
-mod common;
+use crate::common;
 
 use axum::Router;
 use axum::body::Body;

@@ -2,9 +2,8 @@
 //! containers are unloaded and come back, forks are independent, tampered snapshots are
 //! refused, and two nodes share one PostgreSQL without running an execution twice.
 
-mod common;
-#[path = "common/server.rs"]
-mod server;
+use crate::common;
+use crate::server;
 
 use serde_json::{Value, json};
 use sluice::Store;

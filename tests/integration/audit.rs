@@ -2,7 +2,7 @@
 //! CI sets it) on PostgreSQL. Records are written before a step is reported, survive a
 //! restart, verify, filter, export, and replay identically; tampering shows.
 
-mod common;
+use crate::common;
 
 use serde_json::json;
 use sluice::LimitOverrides;

@@ -1,0 +1,18 @@
+//! Every integration test in one binary (one link of wasmtime, sqlx, axum and the guest):
+//! run `cargo test --test integration`, or filter by module, e.g. `-- python_cases::asyncio`.
+//! The attack suite stays apart (`tests/attacks.rs`): it prints a table rather than results.
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../common/server.rs"]
+mod server;
+
+mod api;
+mod audit;
+mod cli;
+mod crash;
+mod durable;
+mod examples;
+mod fuzz_api;
+mod python_cases;
+mod sandbox;
