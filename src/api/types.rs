@@ -1,4 +1,4 @@
-//! Request and response bodies of the API (the contract of DESIGN.md section 4).
+//! Request and response bodies of the API (the contract in `docs/design.md`, section 7).
 
 use crate::call::{FailureCode, ToolFailure};
 use crate::engine::service::{ContainerView, ExecutionStatus, ExecutionView};

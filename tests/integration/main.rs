@@ -11,6 +11,7 @@ mod api;
 mod audit;
 mod cli;
 mod crash;
+mod docs;
 mod durable;
 mod examples;
 mod fuzz_api;
