@@ -1,8 +1,9 @@
 //! Builds the Python guest (`sandbox-images/python`) for wasm32-wasip1, always in release mode.
 //!
 //! The guest has its own workspace and lockfile; this script only drives `cargo build` on it
-//! and hands the host the path of the `.wasm` as `SLUICE_GUEST_WASM`. Set `SLUICE_GUEST_WASM`
-//! yourself to use a prebuilt guest.
+//! and hands the host the guest, lz4-compressed (`SLUICE_GUEST_WASM_LZ4`: it is embedded in the
+//! binary and needed only when the image cache misses), and its digest. Set
+//! `SLUICE_GUEST_WASM` yourself to use a prebuilt guest.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,8 +29,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=SLUICE_GUEST_WASM");
     if let Ok(prebuilt) = std::env::var("SLUICE_GUEST_WASM") {
         println!("cargo:rerun-if-changed={prebuilt}");
-        println!("cargo:rustc-env=SLUICE_GUEST_WASM={prebuilt}");
-        export_digest(Path::new(&prebuilt));
+        export_guest(Path::new(&prebuilt));
         return;
     }
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
@@ -43,16 +43,21 @@ fn main() {
     build_guest(&guest, &target_dir);
     let wasm = target_dir.join(GUEST_TARGET).join("release").join(GUEST_ARTIFACT);
     assert!(wasm.exists(), "guest build produced no {}", wasm.display());
-    println!("cargo:rustc-env=SLUICE_GUEST_WASM={}", wasm.display());
-    export_digest(&wasm);
+    export_guest(&wasm);
 }
 
-/// SHA-256 of the guest, for the image's content hash (`SLUICE_GUEST_SHA256`).
-fn export_digest(wasm: &Path) {
+/// Hands the guest to the host crate: compressed (27 MB of wasm become about 16) as
+/// `SLUICE_GUEST_WASM_LZ4`, and its SHA-256, for the image's content hash, as
+/// `SLUICE_GUEST_SHA256`.
+fn export_guest(wasm: &Path) {
     use sha2::{Digest, Sha256};
     let bytes = std::fs::read(wasm).unwrap_or_else(|e| panic!("reading {}: {e}", wasm.display()));
     let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
     println!("cargo:rustc-env=SLUICE_GUEST_SHA256={digest}");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo")).join("guest.wasm.lz4");
+    std::fs::write(&out, lz4_flex::compress_prepend_size(&bytes))
+        .unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+    println!("cargo:rustc-env=SLUICE_GUEST_WASM_LZ4={}", out.display());
 }
 
 fn ensure_target_installed() {

@@ -12,9 +12,11 @@ use std::path::{Path, PathBuf};
 use wasmtime::{Engine, Instance, Module, Store};
 use wasmtime_wizer::{InstanceState, SnapshotVal, ValType as WizerValType, Wizer};
 
-/// The guest built by `build.rs` from `sandbox-images/python`.
-pub(crate) const GUEST_WASM: &[u8] = include_bytes!(env!("SLUICE_GUEST_WASM"));
-/// SHA-256 of [`GUEST_WASM`], hex, computed when it was built.
+/// The guest built by `build.rs` from `sandbox-images/python`, lz4-compressed: it is read only
+/// when the image cache misses, where decompressing costs milliseconds beside seconds of
+/// compiling. A `static`: as a `const` it was copied three times into the binary.
+static GUEST_WASM_LZ4: &[u8] = include_bytes!(env!("SLUICE_GUEST_WASM_LZ4"));
+/// SHA-256 of the guest (uncompressed), hex, computed when it was built.
 pub(crate) const GUEST_SHA256: &str = env!("SLUICE_GUEST_SHA256");
 
 /// The Python half of the guest, handed in at pre-initialization (name, source), in import
@@ -182,7 +184,9 @@ async fn preinitialize(engine: &Engine) -> Result<Vec<u8>, SandboxError> {
     let fail = |what: &str, e: wasmtime::Error| SandboxError::ImageBuild(format!("{what}: {e:#}"));
     let mut wizer = Wizer::new();
     wizer.init_func(PREINIT_FUNC);
-    let (context, instrumented) = wizer.instrument(GUEST_WASM).map_err(|e| fail("instrumenting the guest", e))?;
+    let guest = lz4_flex::decompress_size_prepended(GUEST_WASM_LZ4)
+        .map_err(|e| SandboxError::ImageBuild(format!("the embedded guest does not decompress: {e}")))?;
+    let (context, instrumented) = wizer.instrument(&guest).map_err(|e| fail("instrumenting the guest", e))?;
     let engine_for_compile = engine.clone();
     let module = tokio::task::spawn_blocking(move || Module::new(&engine_for_compile, &instrumented))
         .await
