@@ -22,6 +22,7 @@ pub(crate) const GUEST_SHA256: &str = env!("SLUICE_GUEST_SHA256");
 /// The Python half of the guest, handed in at pre-initialization (name, source), in import
 /// order: each module may import the ones before it.
 pub(crate) const RUNTIME_MODULES: &[(&str, &str)] = &[
+    ("_sluice_preload", include_str!("../../sandbox-images/python/runtime/_sluice_preload.py")),
     ("sluice", include_str!("../../sandbox-images/python/runtime/sluice.py")),
     ("_sluice_output", include_str!("../../sandbox-images/python/runtime/_sluice_output.py")),
     ("_sluice_calls", include_str!("../../sandbox-images/python/runtime/_sluice_calls.py")),

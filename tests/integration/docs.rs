@@ -83,8 +83,9 @@ fn every_file_a_document_names_exists() {
     for document in ["README.md", "CONTRIBUTING.md", "SECURITY.md", "docs/design.md", "sandbox-images/README.md"] {
         let text = read(document);
         for span in text.lines().flat_map(code_spans) {
-            let names_a_source = (span.starts_with("src/") || span.starts_with("tests/") || span.starts_with("benches/"))
-                && !span.contains(['*', ' ', '<']);
+            let names_a_source =
+                (span.starts_with("src/") || span.starts_with("tests/") || span.starts_with("benches/"))
+                    && !span.contains(['*', ' ', '<']);
             if names_a_source {
                 assert!(root().join(span).exists(), "{document} names {span}, which does not exist");
             }
@@ -146,11 +147,8 @@ async fn the_design_route_table_is_the_router() {
 #[test]
 fn the_abi_document_names_every_import_the_host_defines() {
     let abi = read("src/sandbox/abi.rs");
-    let defined: BTreeSet<&str> = abi
-        .split("(ABI_MODULE, \"")
-        .skip(1)
-        .map(|rest| rest.split('"').next().unwrap())
-        .collect();
+    let defined: BTreeSet<&str> =
+        abi.split("(ABI_MODULE, \"").skip(1).map(|rest| rest.split('"').next().unwrap()).collect();
     assert!(defined.len() >= 4, "found the imports in abi.rs: {defined:?}");
     let readme = read("sandbox-images/README.md");
     let imports = section(&readme, "Contract").split("### Host imports").nth(1).expect("an imports table");

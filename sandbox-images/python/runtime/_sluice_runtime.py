@@ -164,13 +164,6 @@ def dispatch(request):
 
 
 # -- pre-initialization ----------------------------------------------------------------------
-_PRELOADED = (
-    "asyncio asyncio.taskgroups asyncio.timeouts base64 bisect collections copy csv "
-    "dataclasses datetime decimal enum fractions functools hashlib heapq itertools json "
-    "keyword math operator random re statistics string textwrap typing uuid"
-)
-
-
 def _clamped_setrecursionlimit(original):
     def setrecursionlimit(limit):
         original(min(int(limit), MAX_RECURSION_LIMIT))
@@ -219,10 +212,6 @@ def _scrub_build_paths():
 
 def preinit(boot):
     """Runs once, before the image is snapshotted: everything here is shared by every container."""
-    import importlib
-
-    for name in _PRELOADED.split():
-        importlib.import_module(name)
     sys.stdout = sys.__stdout__ = STDOUT
     sys.stderr = sys.__stderr__ = STDERR
     sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)
