@@ -34,10 +34,11 @@ fn main() {
     }
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let guest = root.join(GUEST_DIR);
-    for watched in ["src", "Cargo.toml", "Cargo.lock", "build.rs"] {
+    for watched in ["src", "Cargo.toml", "Cargo.lock", "build.rs", ".cargo/config.toml"] {
         println!("cargo:rerun-if-changed={}", guest.join(watched).display());
     }
     ensure_target_installed();
+    ensure_wasm_c_compiler();
     let target_dir =
         std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target")).join("guest");
     build_guest(&guest, &target_dir);
@@ -58,6 +59,34 @@ fn export_guest(wasm: &Path) {
     std::fs::write(&out, lz4_flex::compress_prepend_size(&bytes))
         .unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
     println!("cargo:rustc-env=SLUICE_GUEST_WASM_LZ4={}", out.display());
+}
+
+/// The guest compiles SQLite's C for wasm: clang and a WASI libc must be here. Checked first,
+/// so a machine without them gets one clear line instead of a C compiler's error.
+fn ensure_wasm_c_compiler() {
+    use std::io::Write;
+    let mut sysroot = Vec::new();
+    if let Ok(path) = std::env::var("WASI_SYSROOT") {
+        sysroot.push(format!("--sysroot={path}"));
+    }
+    let probe = Command::new("clang")
+        .args(["--target=wasm32-wasi", "-fsyntax-only", "-x", "c", "-"])
+        .args(&sysroot)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().expect("piped").write_all(b"#include <stdio.h>\nint main(void) { return 0; }\n")?;
+            child.wait()
+        });
+    if !matches!(probe, Ok(status) if status.success()) {
+        panic!(
+            "the guest's SQLite needs clang and a WASI libc to compile for wasm32: on Debian or Ubuntu, \
+             `apt-get install clang llvm wasi-libc`; elsewhere set WASI_SYSROOT to a wasi-sdk sysroot \
+             (or set SLUICE_GUEST_WASM to a prebuilt guest)"
+        );
+    }
 }
 
 fn ensure_target_installed() {

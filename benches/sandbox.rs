@@ -18,6 +18,10 @@ const GATHER_RUNS: usize = 21;
 const GATHER_CALLS: usize = 1_000;
 const IDLE_CONTAINERS: usize = 100;
 const SNAPSHOT_RUNS: usize = 51;
+const LAZY_RUNS: usize = 41;
+const FIRST_SQLITE: &str = "import sqlite3\ndb = sqlite3.connect(':memory:')\ndb.execute('select 1').fetchone()";
+const FIRST_ZONEINFO: &str = "import datetime, zoneinfo\n\
+    datetime.datetime(2025, 3, 9, 12, tzinfo=datetime.timezone.utc).astimezone(zoneinfo.ZoneInfo('America/New_York'))";
 
 const REPL_CELLS: [&str; 10] = [
     "a = 1",
@@ -99,6 +103,26 @@ async fn cold_start(sandbox: &Sandbox) -> Figure {
         samples.push(ms(started.elapsed()));
     }
     Figure { name: "new container + first `x = 1 + 1`", unit: "ms", samples, target: Some(2.0) }
+}
+
+/// A new container's first use of a lazily loaded module: what a script that uses it pays.
+/// `None` (saying so) when this guest lacks the module.
+async fn first_use(sandbox: &Sandbox, name: &'static str, code: &str) -> Option<Figure> {
+    let mut probe = sandbox.create_container().await.expect("container");
+    if let Step::Finished(outcome) = exec(&mut probe, code, &[]).await
+        && outcome.return_code != 0
+    {
+        eprintln!("skipped {name}: this guest cannot run it: {}", outcome.stderr.lines().last().unwrap_or(""));
+        return None;
+    }
+    let mut samples = Vec::with_capacity(LAZY_RUNS);
+    for _ in 0..LAZY_RUNS {
+        let started = Instant::now();
+        let mut container = sandbox.create_container().await.expect("container");
+        finished(exec(&mut container, code, &[]).await);
+        samples.push(ms(started.elapsed()));
+    }
+    Some(Figure { name, unit: "ms", samples, target: None })
 }
 
 async fn warm_exec(sandbox: &Sandbox) -> Figure {
@@ -227,6 +251,8 @@ fn main() {
             warm_exec(&sandbox).await,
             repl_session(&sandbox).await,
         ];
+        figures.extend(first_use(&sandbox, "new container + first `import sqlite3` and a query", FIRST_SQLITE).await);
+        figures.extend(first_use(&sandbox, "new container + first `zoneinfo` conversion", FIRST_ZONEINFO).await);
         let with_calls = gather_per_call(&sandbox, GATHER_CALLS).await;
         let empty: Vec<f64> = gather_per_call(&sandbox, 0).await;
         let baseline_us = Figure { name: "", unit: "", samples: empty, target: None }.stats().0;

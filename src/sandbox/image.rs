@@ -29,9 +29,13 @@ pub(crate) const RUNTIME_MODULES: &[(&str, &str)] = &[
     ("_sluice_loop", include_str!("../../sandbox-images/python/runtime/_sluice_loop.py")),
     ("_sluice_tools", include_str!("../../sandbox-images/python/runtime/_sluice_tools.py")),
     ("_sluice_cells", include_str!("../../sandbox-images/python/runtime/_sluice_cells.py")),
+    ("_sluice_imports", include_str!("../../sandbox-images/python/runtime/_sluice_imports.py")),
     ("_sluice_runtime", include_str!("../../sandbox-images/python/runtime/_sluice_runtime.py")),
 ];
 const RUNTIME_ENTRY: &str = "_sluice_runtime";
+/// Modules compiled into the image but run only when a script imports them (name, source).
+pub(crate) const LAZY_MODULES: &[(&str, &str)] =
+    &[("_sqlite3", include_str!("../../sandbox-images/python/runtime/_sqlite3.py"))];
 
 /// Host code the guest runs against during pre-initialization; it shapes the image too.
 const HOST_SOURCES: &[&str] = &[include_str!("wasi.rs"), include_str!("abi.rs"), include_str!("state.rs")];
@@ -64,7 +68,7 @@ pub(crate) fn content_hash(engine: &Engine) -> String {
         hasher.update((source.len() as u64).to_le_bytes());
         hasher.update(source.as_bytes());
     }
-    for (name, source) in RUNTIME_MODULES {
+    for (name, source) in RUNTIME_MODULES.iter().chain(LAZY_MODULES) {
         hasher.update((name.len() as u64).to_le_bytes());
         hasher.update(name.as_bytes());
         hasher.update((source.len() as u64).to_le_bytes());
@@ -175,6 +179,7 @@ fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), Sandbox
 fn bootstrap_frame() -> Vec<u8> {
     serde_json::to_vec(&serde_json::json!({
         "modules": RUNTIME_MODULES,
+        "lazy_modules": LAZY_MODULES,
         "entry": RUNTIME_ENTRY,
     }))
     .expect("static data serializes")

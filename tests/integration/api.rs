@@ -586,6 +586,35 @@ async fn the_audit_trail_is_listed_exported_and_replayed_over_http() {
     assert!(records.iter().any(|r| r.kind == "execution_finished"));
 }
 
+#[tokio::test]
+async fn a_sqlite_history_replays_identically() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("api-sqlite-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = Arc::new(sluice::Store::open(&sluice::Store::sqlite_url(&dir), &common::server_key()).await.unwrap());
+    let sandbox = common::sandbox();
+    let image_hash: Arc<str> = sandbox.image_hash().into();
+    let service = Service::with_store(sandbox, ServiceConfig::default(), store);
+    let app = app(AppState { service, keys: Arc::new(ApiKeys::default()), image_hash, metrics: Default::default() });
+    // random() and datetime('now') come from the sandbox's seeded stream and virtual clock.
+    let setup = "import sqlite3\ndb = sqlite3.connect(':memory:')\n\
+                 db.execute(\"create table t as select random() as r, datetime('now') as at\")";
+    let (_, first) = post(&app, "/v1/executions", json!({"code": setup})).await;
+    assert_eq!(first["status"], "completed", "{first}");
+    let container = first["container"]["id"].as_str().unwrap();
+    let (_, second) = post(
+        &app,
+        "/v1/executions",
+        json!({"code": "print(db.execute('select * from t').fetchall())", "container": container}),
+    )
+    .await;
+    assert!(second["result"]["stdout"].as_str().unwrap().starts_with("[("), "{second}");
+    let id = second["id"].as_str().unwrap();
+    let (status, replayed) = send(&app, "POST", &format!("/v1/executions/{id}/replay"), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{replayed}");
+    assert_eq!(replayed["result"], "identical", "{replayed}");
+}
+
 /// A server that accepts connections and closes them at once.
 async fn resetting_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
     let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));

@@ -237,8 +237,11 @@ cases! {
     state: [
         across_executions, error_keeps_earlier_state, limit_rolls_back,
     ],
+    sqlite: [
+        across_executions, api, limit_rolls_back, memory_counts, no_files,
+    ],
     stdlib: [
-        data_modules, time_and_numbers,
+        data_modules, time_and_numbers, time_zones_and_strptime,
     ],
     tools: [
         answers_run_out, counts_and_arguments, error_result_raises, not_callable_from_code,

@@ -223,6 +223,25 @@ async fn a_snapshot_restores_state_and_the_random_stream() {
 }
 
 #[tokio::test]
+async fn an_open_database_survives_a_snapshot_and_rolls_back_with_its_container() {
+    let sandbox = common::sandbox();
+    let mut original = sandbox.create_container().await.unwrap();
+    let setup = "import sqlite3\ndb = sqlite3.connect(':memory:')\ndb.execute('create table t (n integer, r integer)')\n\
+                 db.executemany('insert into t values (?, random())', [(i,) for i in range(100)])\ndb.commit()";
+    assert_eq!(run(&mut original, setup).await.return_code, 0);
+    let snapshot = original.snapshot(serde_json::Value::Null).await.unwrap();
+    let (mut copy, _) = sandbox.restore_container(uuid::Uuid::new_v4(), original.id(), &snapshot).await.unwrap();
+    let probe = "db.execute('select count(*), sum(n), sum(r % 1000) from t').fetchone()";
+    let in_copy = run(&mut copy, probe).await.value_repr;
+    assert!(in_copy.as_deref().is_some_and(|v| v.starts_with("(100, 4950, ")), "{in_copy:?}");
+    assert_eq!(in_copy, run(&mut original, probe).await.value_repr, "the same rows, random values included");
+    let limits = Limits { time_ms: 150, ..Limits::default() };
+    let stopped = run_with(&mut copy, "db.execute('delete from t')\ndb.commit()\nwhile True: pass", limits).await;
+    assert_eq!(stopped.stop.map(|s| s.code()), Some("execution_time_exceeded"));
+    assert_eq!(run(&mut copy, probe).await.value_repr, in_copy, "the delete rolled back with the container");
+}
+
+#[tokio::test]
 async fn an_execution_waiting_for_tools_survives_a_snapshot() {
     let sandbox = common::sandbox();
     let mut c = sandbox.create_container().await.unwrap();

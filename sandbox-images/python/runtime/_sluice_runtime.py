@@ -15,6 +15,7 @@ import gc
 import os
 import sys
 
+import _sluice_imports
 import sluice
 from _sluice_calls import calls as _calls
 from _sluice_cells import compile_cell, forget_sources, is_coroutine_code, remember_source
@@ -214,6 +215,7 @@ def preinit(boot):
     """Runs once, before the image is snapshotted: everything here is shared by every container."""
     sys.stdout = sys.__stdout__ = STDOUT
     sys.stderr = sys.__stderr__ = STDERR
+    _sluice_imports.install(boot["lazy_modules"])
     sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)
     sys.setrecursionlimit = _clamped_setrecursionlimit(sys.setrecursionlimit)
     events._set_event_loop_policy(Policy())

@@ -8,6 +8,8 @@
 use rustpython_vm::{Interpreter, InterpreterBuilder, PyObjectRef, PyResult, VirtualMachine, compiler::Mode};
 use std::cell::RefCell;
 
+mod sqlite;
+
 /// Loads the runtime modules the host handed in and returns the runtime's `dispatch`.
 const LOADER: &str = r#"
 import sys
@@ -136,6 +138,27 @@ mod _sluice_abi {
         vm.new_pyobj(split)
     }
 
+    /// The TZif bytes of the IANA time zone `key` (exact name), or `None`.
+    #[pyfunction]
+    fn tzdata(key: PyStrRef) -> Option<Vec<u8>> {
+        let key = key.to_str()?;
+        let raw = tzdb_data::find_raw(key.as_bytes())?;
+        // find_raw ignores case; zoneinfo keys are file names, which do not.
+        tzdb_data::TZ_NAMES.contains(&key).then(|| raw.to_vec())
+    }
+
+    /// Every zone name the compiled-in database holds.
+    #[pyfunction]
+    fn tzdata_names(vm: &VirtualMachine) -> PyObjectRef {
+        vm.ctx.new_list(tzdb_data::TZ_NAMES.iter().map(|name| vm.ctx.new_str(*name).into()).collect()).into()
+    }
+
+    /// The IANA release of the compiled-in database (as `tzdata.IANA_VERSION`).
+    #[pyfunction]
+    fn tzdata_version() -> &'static str {
+        tzdb_data::VERSION
+    }
+
     /// Fast JSON encoding of plain data (dict, list, str, int, float, bool, None).
     #[pyfunction]
     fn dumps(obj: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
@@ -164,9 +187,11 @@ fn build_interpreter() -> Interpreter {
     let builder = InterpreterBuilder::new().settings(settings);
     let defs = rustpython_stdlib::stdlib_module_defs(&builder.ctx);
     let abi = _sluice_abi::module_def(&builder.ctx);
+    let sqlite = sqlite::_sluice_sqlite::module_def(&builder.ctx);
     builder
         .add_native_modules(&defs)
         .add_native_module(abi)
+        .add_native_module(sqlite)
         .add_frozen_modules(rustpython_pylib::FROZEN_STDLIB)
         .init_hook(|vm: &mut VirtualMachine| {
             let state = rustpython_vm::common::rc::PyRc::get_mut(&mut vm.state)
