@@ -71,7 +71,7 @@ fn the_design_maps_every_source_file() {
     let mut sources = BTreeSet::new();
     files_under(&root().join("src"), "rs", &mut sources);
     files_under(&root().join("sandbox-images/python/runtime"), "py", &mut sources);
-    sources.insert("sandbox-images/python/src/lib.rs".into());
+    files_under(&root().join("sandbox-images/python/src"), "rs", &mut sources);
     let unlisted: Vec<_> = sources.iter().filter(|s| !listed.contains(*s)).collect();
     assert!(unlisted.is_empty(), "docs/design.md section 10 does not list {unlisted:?}");
     let missing: Vec<_> = listed.iter().filter(|p| !root().join(p).exists()).collect();
@@ -81,7 +81,11 @@ fn the_design_maps_every_source_file() {
 #[test]
 fn every_file_a_document_names_exists() {
     for document in ["README.md", "CONTRIBUTING.md", "SECURITY.md", "docs/design.md", "sandbox-images/README.md"] {
-        let text = read(document);
+        let mut text = read(document);
+        if document == "docs/design.md" {
+            // Section 10 names files relative to its folder headings: the map test checks them.
+            text = text.replace(section(&text.clone(), "10."), "");
+        }
         for span in text.lines().flat_map(code_spans) {
             let names_a_source =
                 (span.starts_with("src/") || span.starts_with("tests/") || span.starts_with("benches/"))

@@ -4,12 +4,15 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../common/compat.rs"]
+mod compat;
 #[path = "../common/server.rs"]
 mod server;
 
 mod api;
 mod audit;
 mod cli;
+mod corpus;
 mod crash;
 mod docs;
 mod durable;

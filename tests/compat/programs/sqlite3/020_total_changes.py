@@ -1,0 +1,18 @@
+import sqlite3
+
+conn = sqlite3.connect(":memory:")
+conn.execute("CREATE TABLE inventory (sku TEXT PRIMARY KEY, qty INTEGER)")
+print("start:", conn.total_changes)
+conn.executemany("INSERT INTO inventory VALUES (?, ?)", [("A", 5), ("B", 0), ("C", 12), ("D", 3)])
+print("after inserts:", conn.total_changes)
+conn.execute("UPDATE inventory SET qty = qty + 10 WHERE qty < 5")
+print("after restock:", conn.total_changes)
+conn.execute("DELETE FROM inventory WHERE sku = 'C'")
+print("after delete:", conn.total_changes)
+conn.execute("SELECT * FROM inventory").fetchall()
+print("after select:", conn.total_changes)
+print(conn.execute("SELECT * FROM inventory ORDER BY sku").fetchall())
+print("in_transaction:", conn.in_transaction)
+conn.commit()
+print("in_transaction after commit:", conn.in_transaction)
+conn.close()

@@ -1,0 +1,50 @@
+//! The compatibility corpus holds its score: the programs print under Sluice what they print
+//! under CPython (at least `MIN_IDENTICAL_PERCENT` of them exactly), and every one that does
+//! not is explained in `tests/compat/differences.txt` (`cargo bench --bench compat` prints
+//! the table).
+
+use crate::common;
+use crate::compat::{MIN_IDENTICAL_PERCENT, Verdict, known_differences, programs, run_corpus, tally};
+use std::path::Path;
+
+/// Enough programs that one percent is three of them.
+const MIN_PROGRAMS: usize = 300;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_corpus_prints_what_cpython_prints() {
+    if !common::subject_present("python3 (CPython)", crate::compat::cpython_present()) {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let results = run_corpus(&common::sandbox(), root).await;
+    assert!(results.len() >= MIN_PROGRAMS, "the corpus has {} programs, fewer than {MIN_PROGRAMS}", results.len());
+    let known = known_differences(root);
+    let unexplained: Vec<String> = results
+        .iter()
+        .filter(|r| r.verdict != Verdict::Identical && !known.contains_key(&r.name))
+        .map(|r| format!("{} ({:?}): {}", r.name, r.verdict, r.first_difference()))
+        .collect();
+    assert!(unexplained.is_empty(), "not in the differences file:\n{}", unexplained.join("\n"));
+    let stale: Vec<&String> = known
+        .keys()
+        .filter(|name| results.iter().all(|r| &r.name != *name || r.verdict == Verdict::Identical))
+        .collect();
+    assert!(stale.is_empty(), "listed as differing but identical now (or gone): {stale:?}");
+    let (identical, _, _) = tally(&results);
+    assert!(
+        identical * 100 >= MIN_IDENTICAL_PERCENT * results.len(),
+        "{identical} of {} identical, under {MIN_IDENTICAL_PERCENT}%",
+        results.len()
+    );
+}
+
+#[test]
+fn every_program_has_a_name_that_says_what_it_does() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (name, _) in programs(root) {
+        let file = name.rsplit('/').next().unwrap_or_default();
+        let (number, slug) = file.split_once('_').unwrap_or_default();
+        assert!(number.len() == 3 && number.chars().all(|c| c.is_ascii_digit()), "{name}: NNN_slug.py");
+        assert!(slug.len() > 3, "{name}: a slug that says what it does");
+    }
+}
