@@ -5,7 +5,7 @@
 //! Run with `cargo bench --bench load` (60 s; `SLUICE_LOAD_SECS=10` for a shorter run).
 
 use serde_json::{Value, json};
-use sluice::{ApiKeys, AppState};
+use sluice::AppState;
 use sluice::{ExecutionFilter, Store};
 use sluice::{Sandbox, SandboxConfig, Service, ServiceConfig};
 use std::sync::Arc;
@@ -87,13 +87,7 @@ fn main() {
         std::fs::create_dir_all(&dir).expect("dir");
         let store = Arc::new(Store::open(&Store::sqlite_url(&dir), &sluice::ServerKey::random()).await.expect("store"));
         let sandbox = Sandbox::new(SandboxConfig::default()).await.expect("sandbox");
-        let image_hash: Arc<str> = sandbox.image_hash().into();
-        let state = AppState {
-            service: Service::with_store(sandbox, ServiceConfig::default(), store.clone()),
-            keys: Arc::new(ApiKeys::default()),
-            image_hash,
-            metrics: Default::default(),
-        };
+        let state = AppState::new(Service::with_store(sandbox, ServiceConfig::default(), store.clone()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
         let base = format!("http://{}", listener.local_addr().expect("address"));
         tokio::spawn(sluice::serve(listener, state, std::future::pending()));

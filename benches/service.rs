@@ -4,7 +4,7 @@
 //! cores, so the throughput figure includes the clients' own cost.
 
 use serde_json::{Value, json};
-use sluice::{ApiKeys, AppState};
+use sluice::AppState;
 use sluice::{Sandbox, SandboxConfig, Service, ServiceConfig};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,13 +37,7 @@ async fn execute(client: &reqwest::Client, base: &str, body: &Value) -> Value {
 
 async fn start_service() -> String {
     let sandbox = Sandbox::new(SandboxConfig::default()).await.expect("sandbox");
-    let image_hash: Arc<str> = sandbox.image_hash().into();
-    let state = AppState {
-        service: Service::new(sandbox, ServiceConfig::default()),
-        keys: Arc::new(ApiKeys::default()),
-        image_hash,
-        metrics: Default::default(),
-    };
+    let state = AppState::new(Service::new(sandbox, ServiceConfig::default()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
     let address = listener.local_addr().expect("address");
     tokio::spawn(sluice::serve(listener, state, std::future::pending()));

@@ -75,16 +75,10 @@ pub async fn serve_tools(tools: Vec<(&'static str, Handler)>) -> String {
 /// `tools_base` only; returns its base URL.
 pub async fn start_sluice(tools_base: &str) -> String {
     let sandbox = sluice::Sandbox::new(sluice::SandboxConfig::default()).await.expect("the sandbox image");
-    let image_hash: Arc<str> = sandbox.image_hash().into();
     let policy = sluice::EgressPolicy::new([format!("{tools_base}/")]).expect("a valid prefix");
     let http = sluice::HttpExecutor::new(policy, &[]).expect("an HTTP client");
     let config = sluice::ServiceConfig { http, ..sluice::ServiceConfig::default() };
-    let state = sluice::AppState {
-        service: sluice::Service::new(sandbox, config),
-        keys: Arc::new(sluice::ApiKeys::default()),
-        image_hash,
-        metrics: Default::default(),
-    };
+    let state = sluice::AppState::new(sluice::Service::new(sandbox, config));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port for Sluice");
     let address = listener.local_addr().expect("address");
     tokio::spawn(sluice::serve(listener, state, std::future::pending()));

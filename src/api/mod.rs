@@ -46,6 +46,15 @@ pub struct AppState {
     pub metrics: auth::MetricsAccess,
 }
 
+impl AppState {
+    /// `service` with no API keys and the default `/metrics` access; set the other fields with
+    /// struct update syntax (`AppState { keys, ..AppState::new(service) }`).
+    pub fn new(service: Service) -> Self {
+        let image_hash = service.image_hash().into();
+        Self { service, keys: Arc::new(ApiKeys::default()), image_hash, metrics: auth::MetricsAccess::default() }
+    }
+}
+
 /// The router with every route, auth, limits and request logs.
 pub fn app(state: AppState) -> Router {
     Router::new()

@@ -164,7 +164,6 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), String> {
         quotas,
         http,
     };
-    let image_hash: std::sync::Arc<str> = sandbox.image_hash().into();
     let keys = ApiKeys::new(&args.api_keys);
     let service = Service::with_store(sandbox, config, store);
     let metrics = match (&args.metrics_key, args.metrics_public) {
@@ -172,7 +171,7 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), String> {
         (Some(key), false) => crate::api::auth::MetricsAccess::only_key(key),
         (None, false) => crate::api::auth::MetricsAccess::AnyKey,
     };
-    let state = AppState { service, keys: std::sync::Arc::new(keys), image_hash, metrics };
+    let state = AppState { keys: std::sync::Arc::new(keys), metrics, ..AppState::new(service) };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

@@ -17,14 +17,8 @@ use std::time::{Duration, Instant};
 use tower::ServiceExt;
 
 fn router_with(config: ServiceConfig, keys: &[&str]) -> Router {
-    let sandbox = common::sandbox();
-    let image_hash: Arc<str> = sandbox.image_hash().into();
-    app(AppState {
-        service: Service::new(sandbox, config),
-        keys: Arc::new(ApiKeys::new(keys)),
-        image_hash,
-        metrics: Default::default(),
-    })
+    let service = Service::new(common::sandbox(), config);
+    app(AppState { keys: Arc::new(ApiKeys::new(keys)), ..AppState::new(service) })
 }
 
 fn router() -> Router {
@@ -502,14 +496,7 @@ async fn health_metrics_and_openapi_are_served() {
 
 #[tokio::test]
 async fn the_service_answers_over_a_real_listener() {
-    let sandbox = common::sandbox();
-    let image_hash: Arc<str> = sandbox.image_hash().into();
-    let state = AppState {
-        service: Service::new(sandbox, ServiceConfig::default()),
-        keys: Arc::new(ApiKeys::default()),
-        image_hash,
-        metrics: Default::default(),
-    };
+    let state = AppState::new(Service::new(common::sandbox(), ServiceConfig::default()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -537,10 +524,7 @@ async fn the_audit_trail_is_listed_exported_and_replayed_over_http() {
     std::fs::create_dir_all(&dir).unwrap();
     let url = sluice::Store::sqlite_url(&dir);
     let store = Arc::new(sluice::Store::open(&url, &common::server_key()).await.unwrap());
-    let sandbox = common::sandbox();
-    let image_hash: Arc<str> = sandbox.image_hash().into();
-    let service = Service::with_store(sandbox, ServiceConfig::default(), store);
-    let app = app(AppState { service, keys: Arc::new(ApiKeys::default()), image_hash, metrics: Default::default() });
+    let app = app(AppState::new(Service::with_store(common::sandbox(), ServiceConfig::default(), store)));
     let (_, paused) =
         post(&app, "/v1/executions", json!({"code": "print(len(await t({})))", "tools": [client_tool("t")]})).await;
     let id = paused["id"].as_str().unwrap().to_owned();
@@ -592,10 +576,7 @@ async fn a_sqlite_history_replays_identically() {
         std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("api-sqlite-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();
     let store = Arc::new(sluice::Store::open(&sluice::Store::sqlite_url(&dir), &common::server_key()).await.unwrap());
-    let sandbox = common::sandbox();
-    let image_hash: Arc<str> = sandbox.image_hash().into();
-    let service = Service::with_store(sandbox, ServiceConfig::default(), store);
-    let app = app(AppState { service, keys: Arc::new(ApiKeys::default()), image_hash, metrics: Default::default() });
+    let app = app(AppState::new(Service::with_store(common::sandbox(), ServiceConfig::default(), store)));
     // random() and datetime('now') come from the sandbox's seeded stream and virtual clock.
     let setup = "import sqlite3\ndb = sqlite3.connect(':memory:')\n\
                  db.execute(\"create table t as select random() as r, datetime('now') as at\")";

@@ -7,10 +7,9 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use sluice::{ApiKeys, AppState, Service, ServiceConfig, app};
+use sluice::{AppState, Service, ServiceConfig, app};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use tower::ServiceExt;
 
 fn root() -> &'static Path {
@@ -119,14 +118,7 @@ async fn call(router: &axum::Router, method: &str, uri: &str) -> (StatusCode, Va
 
 #[tokio::test]
 async fn the_design_route_table_is_the_router() {
-    let sandbox = common::sandbox();
-    let image_hash: Arc<str> = sandbox.image_hash().into();
-    let router = app(AppState {
-        service: Service::new(sandbox, ServiceConfig::default()),
-        keys: Arc::new(ApiKeys::default()),
-        image_hash,
-        metrics: Default::default(),
-    });
+    let router = app(AppState::new(Service::new(common::sandbox(), ServiceConfig::default())));
     let design = read("docs/design.md");
     let mut documented = BTreeSet::new();
     for line in section(&design, "7.").lines().filter(|l| l.starts_with("| `")) {

@@ -9,9 +9,8 @@ use axum::http::Request;
 use http_body_util::BodyExt;
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use sluice::{ApiKeys, AppState, app};
+use sluice::{AppState, app};
 use sluice::{Service, ServiceConfig};
-use std::sync::Arc;
 use std::time::Duration;
 use tower::ServiceExt;
 
@@ -82,14 +81,7 @@ fn body() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn router() -> Router {
-    let sandbox = common::sandbox();
-    let image_hash: Arc<str> = sandbox.image_hash().into();
-    app(AppState {
-        service: Service::new(sandbox, ServiceConfig::default()),
-        keys: Arc::new(ApiKeys::default()),
-        image_hash,
-        metrics: Default::default(),
-    })
+    app(AppState::new(Service::new(common::sandbox(), ServiceConfig::default())))
 }
 
 proptest! {

@@ -264,6 +264,11 @@ impl Service {
         self.inner.requests.admit(owner, &self.inner.config.quotas)
     }
 
+    /// The content hash of the base image every container runs (what `/healthz` reports).
+    pub fn image_hash(&self) -> &str {
+        self.inner.sandbox.image_hash()
+    }
+
     pub fn config(&self) -> &ServiceConfig {
         &self.inner.config
     }
