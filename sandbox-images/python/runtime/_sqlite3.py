@@ -284,8 +284,7 @@ class Connection:
         db = self._check()
         cached = self._cache.get(sql)
         if cached is not None and not cached.in_use:
-            cached.native.reset()
-            return cached
+            return cached  # reset when its last cursor released it; `bind` resets again
         native, rest = db.prepare(sql)
         if native is not None and _skip_space_and_comments(rest) < len(rest):
             native.finalize()

@@ -15,6 +15,11 @@ mod vfs {
     use super::{c_char, c_int, c_void, ffi};
     use std::ptr;
 
+    /// The most bytes one `getentropy` call fills (POSIX).
+    const GETENTROPY_MAX_BYTES: usize = 256;
+    /// The longest database name SQLite may hand the VFS (only `:memory:`-style names arrive).
+    const MAX_PATHNAME_BYTES: c_int = 512;
+
     /// Julian day of the Unix epoch, in milliseconds (what `xCurrentTimeInt64` counts from).
     const UNIX_EPOCH_JULIAN_MS: i64 = 210_866_760_000_000;
 
@@ -59,10 +64,9 @@ mod vfs {
     }
 
     unsafe extern "C" fn randomness(_: *mut ffi::sqlite3_vfs, len: c_int, out: *mut c_char) -> c_int {
-        // getentropy takes at most 256 bytes a call.
         let mut filled = 0usize;
         while filled < len as usize {
-            let chunk = (len as usize - filled).min(256);
+            let chunk = (len as usize - filled).min(GETENTROPY_MAX_BYTES);
             unsafe { getentropy(out.add(filled).cast(), chunk) };
             filled += chunk;
         }
@@ -101,7 +105,7 @@ mod vfs {
     static VFS: Registered = Registered(std::cell::UnsafeCell::new(ffi::sqlite3_vfs {
         iVersion: 2,
         szOsFile: std::mem::size_of::<ffi::sqlite3_file>() as c_int,
-        mxPathname: 512,
+        mxPathname: MAX_PATHNAME_BYTES,
         pNext: ptr::null_mut(),
         zName: c"sluice".as_ptr(),
         pAppData: ptr::null_mut(),
@@ -194,6 +198,11 @@ pub(crate) mod _sluice_sqlite {
         make_error(vm, "", code, message)
     }
 
+    /// `Ok` for `SQLITE_OK`, else the failure on `db` as its DB-API exception.
+    fn checked(vm: &VirtualMachine, db: *mut ffi::sqlite3, rc: c_int) -> PyResult<()> {
+        if rc == ffi::SQLITE_OK { Ok(()) } else { Err(sqlite_error(vm, db)) }
+    }
+
     /// Runs `f` (which may call back into Python) with `vm` reachable from the callbacks.
     fn with_vm<R>(vm: &VirtualMachine, f: impl FnOnce() -> R) -> R {
         let previous = CURRENT_VM.with(|c| c.replace(vm as *const _));
@@ -270,10 +279,7 @@ pub(crate) mod _sluice_sqlite {
                     release,
                 )
             };
-            if rc != ffi::SQLITE_OK {
-                return Err(sqlite_error(vm, db));
-            }
-            Ok(())
+            checked(vm, db, rc)
         }
 
         fn db(&self, vm: &VirtualMachine) -> PyResult<*mut ffi::sqlite3> {
@@ -337,9 +343,7 @@ pub(crate) mod _sluice_sqlite {
             let rc = with_vm(vm, || unsafe {
                 ffi::sqlite3_prepare_v2(db, text.as_ptr().cast(), text.len() as c_int, &mut stmt, &mut tail)
             });
-            if rc != ffi::SQLITE_OK {
-                return Err(sqlite_error(vm, db));
-            }
+            checked(vm, db, rc)?;
             let consumed = if tail.is_null() { text.len() } else { tail as usize - text.as_ptr() as usize };
             let rest = text[consumed.min(text.len())..].to_owned();
             let statement = (!stmt.is_null()).then(|| Statement { handle: Cell::new(stmt) }.into_ref(&vm.ctx));
@@ -353,10 +357,7 @@ pub(crate) mod _sluice_sqlite {
             let sql = c_string(vm, &sql)?;
             let rc =
                 with_vm(vm, || unsafe { ffi::sqlite3_exec(db, sql.as_ptr(), None, ptr::null_mut(), ptr::null_mut()) });
-            if rc != ffi::SQLITE_OK {
-                return Err(sqlite_error(vm, db));
-            }
-            Ok(())
+            checked(vm, db, rc)
         }
 
         #[pymethod]
@@ -450,10 +451,7 @@ pub(crate) mod _sluice_sqlite {
                     )
                 }
             };
-            if rc != ffi::SQLITE_OK {
-                return Err(sqlite_error(vm, db));
-            }
-            Ok(())
+            checked(vm, db, rc)
         }
 
         /// The database `schema` as the bytes of a database file.
@@ -488,10 +486,7 @@ pub(crate) mod _sluice_sqlite {
             unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), copy, size) };
             let flags = ffi::SQLITE_DESERIALIZE_FREEONCLOSE | ffi::SQLITE_DESERIALIZE_RESIZEABLE;
             let rc = unsafe { ffi::sqlite3_deserialize(db, schema.as_ptr(), copy, size as i64, size as i64, flags) };
-            if rc != ffi::SQLITE_OK {
-                return Err(sqlite_error(vm, db));
-            }
-            Ok(())
+            checked(vm, db, rc)
         }
     }
 
@@ -542,10 +537,7 @@ pub(crate) mod _sluice_sqlite {
                     }
                 }
             };
-            if rc != ffi::SQLITE_OK {
-                return Err(sqlite_error(vm, unsafe { ffi::sqlite3_db_handle(stmt) }));
-            }
-            Ok(())
+            checked(vm, unsafe { ffi::sqlite3_db_handle(stmt) }, rc)
         }
 
         fn row(&self, stmt: *mut ffi::sqlite3_stmt, text_as_bytes: bool, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
