@@ -51,8 +51,7 @@ fn report(results: &[ProgramResult], known: &BTreeMap<String, String>, python: &
     let _ = writeln!(out, "| area | programs | identical | differs | fails | median ms in Sluice |");
     let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: | ---: |");
     for (area, rows) in &areas {
-        let owned: Vec<ProgramResult> = rows.iter().map(|r| (*r).clone()).collect();
-        let (identical, differs, fails) = tally(&owned);
+        let (identical, differs, fails) = tally(rows.iter().copied());
         let mut times: Vec<f64> = rows.iter().map(|r| r.sluice_ms).collect();
         times.sort_by(f64::total_cmp);
         let median = times[times.len() / 2];

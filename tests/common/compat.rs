@@ -159,8 +159,15 @@ pub async fn run_corpus(sandbox: &Sandbox, root: &Path) -> Vec<ProgramResult> {
     results
 }
 
-/// Counts per verdict.
-pub fn tally(results: &[ProgramResult]) -> (usize, usize, usize) {
-    let count = |v: Verdict| results.iter().filter(|r| r.verdict == v).count();
-    (count(Verdict::Identical), count(Verdict::Differs), count(Verdict::Fails))
+/// Counts per verdict: (identical, differs, fails).
+pub fn tally<'a>(results: impl IntoIterator<Item = &'a ProgramResult>) -> (usize, usize, usize) {
+    let mut counts = (0, 0, 0);
+    for result in results {
+        match result.verdict {
+            Verdict::Identical => counts.0 += 1,
+            Verdict::Differs => counts.1 += 1,
+            Verdict::Fails => counts.2 += 1,
+        }
+    }
+    counts
 }

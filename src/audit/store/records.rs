@@ -11,6 +11,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::SystemTime;
 
+/// The columns of `audit_records`, in the order every query names them (`record_from_row`
+/// reads them by name). A macro, so queries stay `&'static str` through `concat!`.
+macro_rules! record_columns {
+    () => {
+        "container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash"
+    };
+}
+
 /// Rows a listing returns at most.
 pub(super) const MAX_LIST_ROWS: i64 = 1_000;
 /// Records per INSERT statement on PostgreSQL (8 parameters each; a round trip per
@@ -117,7 +125,7 @@ impl Store {
                 })
                 .collect();
             let sql = format!(
-                "INSERT INTO audit_records (container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash) VALUES {}",
+                concat!("INSERT INTO audit_records (", record_columns!(), ") VALUES {}"),
                 placeholders.join(", ")
             );
             let mut insert = sqlx::query(&sql);
@@ -153,10 +161,11 @@ impl Store {
 
     /// A container's chain, in order.
     pub async fn records(&self, container_id: &str) -> Result<Vec<Record>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash FROM audit_records \
-             WHERE container_id = $1 ORDER BY seq",
-        )
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            record_columns!(),
+            " FROM audit_records WHERE container_id = $1 ORDER BY seq"
+        ))
         .bind(container_id)
         .fetch_all(&self.pool)
         .await?;
@@ -165,10 +174,11 @@ impl Store {
 
     /// A container's records after `seq`, in order.
     pub async fn records_after(&self, container_id: &str, seq: i64) -> Result<Vec<Record>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash FROM audit_records \
-             WHERE container_id = $1 AND seq > $2 ORDER BY seq",
-        )
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            record_columns!(),
+            " FROM audit_records WHERE container_id = $1 AND seq > $2 ORDER BY seq"
+        ))
         .bind(container_id)
         .bind(seq)
         .fetch_all(&self.pool)
@@ -183,10 +193,11 @@ impl Store {
         execution_id: &str,
         up_to: i64,
     ) -> Result<Vec<Record>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash FROM audit_records \
-             WHERE container_id = $1 AND execution_id = $2 AND seq <= $3 ORDER BY seq",
-        )
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            record_columns!(),
+            " FROM audit_records WHERE container_id = $1 AND execution_id = $2 AND seq <= $3 ORDER BY seq"
+        ))
         .bind(container_id)
         .bind(execution_id)
         .bind(up_to)
@@ -207,10 +218,11 @@ impl Store {
 
     /// One record of a chain.
     pub async fn record_at(&self, container_id: &str, seq: i64) -> Result<Option<Record>, StoreError> {
-        let row = sqlx::query(
-            "SELECT container_id, seq, kind, execution_id, recorded_at, body, prev_hash, hash FROM audit_records \
-             WHERE container_id = $1 AND seq = $2",
-        )
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            record_columns!(),
+            " FROM audit_records WHERE container_id = $1 AND seq = $2"
+        ))
         .bind(container_id)
         .bind(seq)
         .fetch_optional(&self.pool)
