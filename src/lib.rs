@@ -29,9 +29,10 @@ pub use sandbox::{
 // What crosses between a script and its tools.
 pub use call::{CallResult, FailureCode, GuestTool, ToolCall, ToolFailure};
 
-// Tools: definitions, the gate every call passes, the http executor and where it may go.
+// Tools: definitions, the gate every call passes, the http and mcp executors and where they may go.
 pub use tools::egress::EgressPolicy;
 pub use tools::http::{CallContext, HttpExecutor};
+pub use tools::mcp::{McpConfig, McpServerConfig, McpServers, SessionIsolation};
 pub use tools::{Admission, ToolDefinition, Toolset};
 
 // The engine: one execution's life, offline runs, replay, and token counts.

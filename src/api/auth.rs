@@ -102,6 +102,23 @@ impl FromRequestParts<AppState> for Authenticated {
     }
 }
 
+/// Refuses a request without a valid key and tells what follows who it acts for (routes that
+/// are not axum handlers, such as `/mcp`, read it from the request's extensions).
+pub(crate) async fn require_key(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match state.keys.owner_for(request.headers()) {
+        Ok(owner) => {
+            request.extensions_mut().insert(Authenticated(owner));
+            next.run(request).await
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,6 +24,7 @@ pub(super) async fn create_execution(
         container,
         tools: body.tools,
         tool_names: body.tool_names,
+        server_side_tools: false,
         limits: body.limits,
     };
     let view = state.service.create_execution(&owner, request).await?;

@@ -6,13 +6,14 @@
 //! Handlers live by resource, named after the route: `/v1/executions` in `executions`,
 //! `/v1/containers` in `containers`, `/v1/tools` in `tools`; `/healthz`, `/metrics` and
 //! `/openapi.json` (with the [`ApiDoc`]) in `ops`. Body limits and the per-key cap on
-//! requests in flight are in `limits`.
+//! requests in flight are in `limits`. `/mcp` (Sluice as an MCP server) is in `mcp`.
 
 pub(crate) mod auth;
 mod containers;
 pub(crate) mod error;
 mod executions;
 mod limits;
+pub(crate) mod mcp;
 mod ops;
 pub(crate) mod server;
 mod tools;
@@ -71,6 +72,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/openapi.json", get(openapi))
+        .merge(mcp_routes(&state))
         .fallback(|| async { ApiError::NotFound("route".into()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(axum::middleware::from_fn_with_state(state.clone(), per_key_requests))
@@ -82,6 +84,17 @@ pub fn app(state: AppState) -> Router {
                 .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
         )
         .with_state(state)
+}
+
+/// `/mcp` for every key; without keys, only for loopback `Host`s (a web page that rebinds a
+/// name to 127.0.0.1 must not reach an open service).
+fn mcp_routes(state: &AppState) -> Router<AppState> {
+    let allowed_hosts =
+        if state.keys.enabled() { Vec::new() } else { ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec() };
+    let service = mcp::http_service(state.service.clone(), allowed_hosts);
+    Router::new()
+        .route_service("/mcp", service)
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), auth::require_key))
 }
 
 /// Serves until `shutdown` resolves, with the default [`ServeOptions`].

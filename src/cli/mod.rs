@@ -1,13 +1,17 @@
 //! The `sluice` command line: parse, call the library, shape the answer.
 
 mod audit;
+mod mcp;
 mod replay;
 mod run;
 mod serve;
+mod service_args;
 mod store_args;
 
 pub(crate) use audit::AuditCommand;
+pub(crate) use mcp::McpArgs;
 pub(crate) use serve::ServeArgs;
+pub(crate) use service_args::ServiceArgs;
 pub(crate) use store_args::StoreArgs;
 
 use crate::sandbox::{LimitOverrides, Limits};
@@ -30,8 +34,10 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Run the HTTP service.
+    /// Run the HTTP service (and MCP over streamable HTTP at /mcp).
     Serve(Box<ServeArgs>),
+    /// Serve MCP over stdio (`execute_python`, `search_tools`) for a host that launches Sluice.
+    Mcp(Box<McpArgs>),
     /// Re-run an execution from the audit trail: prints `identical` (exit 0) or the first
     /// divergence (exit 1). Never calls a tool.
     Replay {
@@ -66,6 +72,9 @@ pub(crate) enum Command {
         /// Where the compiled base image is cached.
         #[arg(long, env = "SLUICE_CACHE_DIR")]
         cache_dir: Option<PathBuf>,
+        /// MCP servers whose tools the script may call (see `serve --mcp-config`).
+        #[arg(long, env = "SLUICE_MCP_CONFIG", value_name = "FILE")]
+        mcp_config: Option<PathBuf>,
     },
 }
 
@@ -80,12 +89,14 @@ pub fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Serve(args) => runtime.block_on(serve::serve(*args)),
+        Command::Mcp(args) => runtime.block_on(mcp::mcp(*args)),
         Command::Replay { execution_id, bundle, store, cache_dir } => {
             runtime.block_on(replay::replay_command(execution_id, bundle, store, cache_dir))
         }
         Command::Audit { command } => runtime.block_on(audit::audit_command(command)),
-        Command::Run { file, tools, answers, limits, cache_dir } => {
-            runtime.block_on(run::run(&file, tools.as_deref(), answers.as_deref(), &limits, cache_dir))
+        Command::Run { file, tools, answers, limits, cache_dir, mcp_config } => {
+            let files = run::RunFiles { tools, answers, mcp_config, cache_dir };
+            runtime.block_on(run::run(&file, files, &limits))
         }
     };
     // Background work (token counts) gets a moment to end; the process does not wait longer.

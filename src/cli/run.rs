@@ -1,14 +1,28 @@
-//! `sluice run`: one script in a fresh container, its tools answered from files.
+//! `sluice run`: one script in a fresh container, its tools answered from files or by the
+//! MCP servers of `--mcp-config`.
 
 use super::{Assignment, EXIT_LIMIT, RUN_MAX_CONTAINERS, limits_from, read_json, usage_error};
-use crate::engine::{self, Answers};
+use crate::call::ToolCall;
+use crate::engine::{self, Answers, Dispatch, Dispatcher};
 use crate::sandbox::{Limits, Sandbox, SandboxConfig};
-use crate::tools::{ToolDefinition, Toolset};
+use crate::tools::http::CallContext;
+use crate::tools::mcp::McpServers;
+use crate::tools::{Admission, Executor, ToolDefinition, Toolset};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Tools from `--tools`, plus every tool named in `--answers` that `--tools` does not define.
-fn load_tools(tools: Option<&Path>, answers: &Answers) -> Result<Toolset, String> {
+/// The files `sluice run` reads besides the script.
+#[derive(Debug, Default)]
+pub(super) struct RunFiles {
+    pub tools: Option<PathBuf>,
+    pub answers: Option<PathBuf>,
+    pub mcp_config: Option<PathBuf>,
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// Tools from `--tools`, then the MCP servers' tools, then every tool named in `--answers`
+/// that neither defines.
+fn load_tools(tools: Option<&Path>, mcp: &McpServers, answers: &Answers) -> Result<Toolset, String> {
     let mut definitions: Vec<ToolDefinition> = match tools {
         None => Vec::new(),
         Some(path) => {
@@ -19,6 +33,11 @@ fn load_tools(tools: Option<&Path>, answers: &Answers) -> Result<Toolset, String
             serde_json::from_value(value).map_err(|e| format!("tools file {}: {e}", path.display()))?
         }
     };
+    for tool in mcp.tools() {
+        if !definitions.iter().any(|d| d.name == tool.name()) {
+            definitions.push(tool.definition.clone());
+        }
+    }
     for name in answers.tool_names() {
         if !definitions.iter().any(|d| d.name == name) {
             definitions.push(ToolDefinition::code_callable(name));
@@ -27,39 +46,54 @@ fn load_tools(tools: Option<&Path>, answers: &Answers) -> Result<Toolset, String
     Toolset::from_definitions(definitions)
 }
 
-pub(super) async fn run(
-    file: &Path,
-    tools: Option<&Path>,
-    answers: Option<&Path>,
-    limits: &[Assignment],
-    cache_dir: Option<PathBuf>,
-) -> ExitCode {
-    let prepared = (|| -> Result<_, String> {
+/// Canned answers, except for MCP tools, which their servers answer.
+struct LocalTools {
+    answers: Answers,
+    mcp: McpServers,
+}
+
+impl Dispatcher for LocalTools {
+    async fn dispatch(&self, admission: &Admission, call: &ToolCall, context: &CallContext) -> Dispatch {
+        match &admission.tool.definition.executor {
+            Executor::Mcp { server, tool } => {
+                let timeout = admission.tool.definition.timeout_ms.map(std::time::Duration::from_millis);
+                let result = self.mcp.call(server, tool, &call.input, &context.owner, timeout).await;
+                Dispatch::Ready { result, attempts: 1 }
+            }
+            _ => self.answers.dispatch(admission, call, context).await,
+        }
+    }
+}
+
+pub(super) async fn run(file: &Path, files: RunFiles, limits: &[Assignment]) -> ExitCode {
+    let prepared = async {
         let code = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        let answers = match answers {
+        let answers = match &files.answers {
             Some(path) => Answers::from_json(read_json(path, "answers file")?)?,
             None => Answers::default(),
         };
-        let toolset = load_tools(tools, &answers)?;
+        let mcp = super::service_args::start_mcp(files.mcp_config.as_deref()).await?;
+        let toolset = load_tools(files.tools.as_deref(), &mcp, &answers)?;
         let limits = limits_from(Limits::default(), limits, &Limits::server_maxima())?;
-        Ok((code, answers, toolset, limits))
-    })();
-    let (code, answers, toolset, limits) = match prepared {
+        Ok::<_, String>((code, LocalTools { answers, mcp }, toolset, limits))
+    };
+    let (code, tools, toolset, limits) = match prepared.await {
         Ok(prepared) => prepared,
         Err(message) => return usage_error(&message),
     };
     // One container (and a second while it is rolled back): reserving the service's
     // thousand slots would cost startup time for nothing.
     let mut config = SandboxConfig { max_containers: RUN_MAX_CONTAINERS, ..SandboxConfig::default() };
-    if let Some(dir) = cache_dir {
+    if let Some(dir) = files.cache_dir {
         config.cache_dir = dir;
     }
     let result = async {
         let sandbox = Sandbox::new(config).await.map_err(engine::EngineError::from)?;
         let mut container = sandbox.create_container().await.map_err(engine::EngineError::from)?;
-        engine::run_script(&mut container, &code, toolset, limits, &answers).await
+        engine::run_script(&mut container, &code, toolset, limits, &tools).await
     }
     .await;
+    tools.mcp.shutdown().await;
     let run = match result {
         Ok(run) => run,
         Err(e) => return usage_error(&e.to_string()),

@@ -320,6 +320,7 @@ impl Run {
         for mut call in calls {
             self.usage.tool_calls += 1;
             let context = CallContext {
+                owner: self.owner.clone(),
                 container_id: container_id.clone(),
                 execution_id: self.id.clone(),
                 call_id: format!("call_{}", uuid::Uuid::new_v4().simple()),

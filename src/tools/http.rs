@@ -28,6 +28,8 @@ pub(crate) const IDEMPOTENCY_HEADER: &str = "Idempotency-Key";
 /// attempt and never chosen by the script.
 #[derive(Debug, Clone)]
 pub struct CallContext {
+    /// The API key the execution belongs to (an MCP server's sessions are per key).
+    pub owner: String,
     pub container_id: String,
     pub execution_id: String,
     pub call_id: String,
@@ -230,8 +232,13 @@ mod tests {
 
     #[test]
     fn idempotency_keys_are_stable_per_call_and_differ_between_calls() {
-        let context =
-            |seq| CallContext { container_id: "c".into(), execution_id: "e".into(), call_id: "x".into(), seq };
+        let context = |seq| CallContext {
+            owner: "o".into(),
+            container_id: "c".into(),
+            execution_id: "e".into(),
+            call_id: "x".into(),
+            seq,
+        };
         assert_eq!(context(1).idempotency_key(), context(1).idempotency_key());
         assert_ne!(context(1).idempotency_key(), context(2).idempotency_key());
         assert_eq!(context(1).idempotency_key().len(), 32);

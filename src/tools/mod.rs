@@ -7,8 +7,10 @@
 
 pub(crate) mod egress;
 pub(crate) mod http;
+pub(crate) mod mcp;
 pub(crate) mod registry;
 pub(crate) mod schema;
+pub(crate) mod search;
 
 use crate::call::{FailureCode, GuestTool, ToolFailure};
 use schema::InputSchema;
@@ -51,6 +53,16 @@ pub enum Executor {
     Client,
     /// The service POSTs the arguments to `url`.
     Http { url: String },
+    /// A tool of one of the operator's MCP servers (`tool` is the server's name for it).
+    /// Only the operator's configuration makes these; clients cannot.
+    Mcp { server: String, tool: String },
+}
+
+impl Executor {
+    /// Whether the service itself carries out calls (rather than the API caller).
+    pub fn is_server_side(&self) -> bool {
+        !matches!(self, Executor::Client)
+    }
 }
 
 /// What calling the tool may change, which decides whether a failed call may be retried.
@@ -219,10 +231,11 @@ impl Tool {
         &self.definition.name
     }
 
-    /// Whether dispatching a call may change something outside: an `http` tool that is not
-    /// `read_only` or `idempotent`. Such calls are recorded before they are made.
+    /// Whether dispatching a call may change something outside: a tool the service calls
+    /// (`http`, `mcp`) that is not `read_only` or `idempotent`. Such calls are recorded before
+    /// they are made.
     pub fn may_act(&self) -> bool {
-        matches!(self.definition.executor, Executor::Http { .. }) && self.definition.side_effects == SideEffects::Write
+        self.definition.executor.is_server_side() && self.definition.side_effects == SideEffects::Write
     }
 }
 

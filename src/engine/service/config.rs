@@ -41,6 +41,8 @@ pub struct ServiceConfig {
     pub quotas: Quotas,
     /// Carries out `http` tools, to the destinations the operator allows (none by default).
     pub http: HttpExecutor,
+    /// The operator's MCP servers, whose tools every key may name (none by default).
+    pub mcp: McpServers,
 }
 
 impl ServiceConfig {
@@ -65,6 +67,7 @@ impl Default for ServiceConfig {
             node: format!("node-{}", Uuid::new_v4().simple()),
             quotas: Quotas::default(),
             http: HttpExecutor::default(),
+            mcp: McpServers::default(),
         }
     }
 }

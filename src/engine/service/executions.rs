@@ -71,7 +71,7 @@ impl Service {
         };
         let execution = Arc::new(ExecutionEntry { owner: owner.clone(), view: Mutex::new(view) });
         self.remember_execution(id, execution.clone());
-        let dispatcher = ServiceDispatcher { http: &self.inner.config.http };
+        let dispatcher = ServiceDispatcher::new(&self.inner.config);
         let moved = run.start(&mut slot.container, &request.code, &dispatcher).await;
         let view = self.after_progress(&entry, &mut slot, &execution, moved);
         self.save_after_execution(&entry, &mut slot).await;
@@ -160,7 +160,7 @@ impl Service {
             }
         };
         self.touch(&entry);
-        let dispatcher = ServiceDispatcher { http: &self.inner.config.http };
+        let dispatcher = ServiceDispatcher::new(&self.inner.config);
         let moved = waiting.answer(&mut slot.container, answers, &dispatcher).await;
         let view = self.after_progress(&entry, &mut slot, &execution, moved);
         self.save_after_execution(&entry, &mut slot).await;

@@ -50,6 +50,7 @@ use crate::call::{ToolCall, ToolFailure};
 use crate::engine::replay::{ReplayReport, replay};
 use crate::sandbox::{Container, LimitOverrides, Limits, Outcome, Sandbox, SandboxError};
 use crate::tools::http::{CallContext, HttpExecutor};
+use crate::tools::mcp::McpServers;
 use crate::tools::registry::ToolRegistry;
 use crate::tools::{Admission, Executor, Tool, ToolDefinition, Toolset};
 use serde::{Deserialize, Serialize};
@@ -190,9 +191,17 @@ pub struct Service {
     inner: Arc<Inner>,
 }
 
-/// Answers admitted calls for the service: `http` tools now, `client` tools by the caller.
+/// Answers admitted calls for the service: `http` and `mcp` tools now, `client` tools by
+/// the caller.
 struct ServiceDispatcher<'a> {
     http: &'a HttpExecutor,
+    mcp: &'a McpServers,
+}
+
+impl<'a> ServiceDispatcher<'a> {
+    fn new(config: &'a ServiceConfig) -> Self {
+        Self { http: &config.http, mcp: &config.mcp }
+    }
 }
 
 impl Dispatcher for ServiceDispatcher<'_> {
@@ -203,6 +212,11 @@ impl Dispatcher for ServiceDispatcher<'_> {
             Executor::Http { url } => {
                 let outcome = self.http.call(definition, url, &call.input, context).await;
                 Dispatch::Ready { result: outcome.result, attempts: outcome.attempts }
+            }
+            Executor::Mcp { server, tool } => {
+                let timeout = definition.timeout_ms.map(Duration::from_millis);
+                let result = self.mcp.call(server, tool, &call.input, &context.owner, timeout).await;
+                Dispatch::Ready { result, attempts: 1 }
             }
         }
     }

@@ -69,5 +69,7 @@ impl Service {
         if left > 0 {
             tracing::warn!(containers = left, "not saved at shutdown in time: they are rebuilt from the audit trail");
         }
+        // No execution runs any more: the MCP servers' sessions (and children) can end.
+        self.inner.config.mcp.shutdown().await;
     }
 }

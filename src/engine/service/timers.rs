@@ -81,7 +81,7 @@ impl Service {
             slot.waiting = Some(waiting);
             return;
         };
-        let dispatcher = ServiceDispatcher { http: &self.inner.config.http };
+        let dispatcher = ServiceDispatcher::new(&self.inner.config);
         let moved = waiting.expire(&mut slot.container, now, &dispatcher).await;
         self.after_progress(&entry, &mut slot, &execution, moved);
         self.save_after_execution(&entry, &mut slot).await;

@@ -81,6 +81,10 @@ pub struct NewExecution {
     pub container: Option<Uuid>,
     pub tools: Vec<ToolDefinition>,
     pub tool_names: Vec<String>,
+    /// Every tool the service calls itself (the MCP servers', the key's `http` ones) besides
+    /// those named: what an execution through MCP, with no caller to answer `client` tools,
+    /// may use. Not counted against the per-request cap on tools.
+    pub server_side_tools: bool,
     pub limits: LimitOverrides,
 }
 
