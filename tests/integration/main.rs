@@ -6,6 +6,8 @@
 mod common;
 #[path = "../common/compat.rs"]
 mod compat;
+#[path = "../common/mcp_env.rs"]
+mod mcp_env;
 #[path = "../common/server.rs"]
 mod server;
 
@@ -18,5 +20,6 @@ mod docs;
 mod durable;
 mod examples;
 mod fuzz_api;
+mod mcp;
 mod python_cases;
 mod sandbox;

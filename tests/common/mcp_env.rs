@@ -1,0 +1,44 @@
+//! Where the real MCP parts are (installed by `tests/mcp/setup.sh`): the venv with the Python
+//! `mcp` SDK, mcp-server-time and mcp-server-sqlite, and the npm server-memory.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+pub struct McpParts {
+    pub python: PathBuf,
+    pub time_server: PathBuf,
+    pub sqlite_server: PathBuf,
+    /// server-memory's entry point, run with `node`.
+    pub memory_server: PathBuf,
+}
+
+impl McpParts {
+    /// The parts, if every one is installed.
+    pub fn find() -> Option<Self> {
+        let root = std::env::var_os("SLUICE_TEST_MCP_ENV")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-test-env"));
+        let bin = root.join("venv/bin");
+        let parts = Self {
+            python: bin.join("python"),
+            time_server: bin.join("mcp-server-time"),
+            sqlite_server: root.join("sqlite-venv/bin/mcp-server-sqlite"),
+            memory_server: root.join("node/node_modules/@modelcontextprotocol/server-memory/dist/index.js"),
+        };
+        let node = std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+        let all = [&parts.python, &parts.time_server, &parts.sqlite_server, &parts.memory_server];
+        (node && all.iter().all(|p| p.exists())).then_some(parts)
+    }
+
+    /// An `--mcp-config` with the three servers; the SQLite database and the memory file live
+    /// in `dir`.
+    pub fn config(&self, dir: &std::path::Path) -> serde_json::Value {
+        serde_json::json!({"mcpServers": {
+            "time": {"command": self.time_server, "args": ["--local-timezone", "UTC"], "isolation": "shared"},
+            "sqlite": {"command": self.sqlite_server, "args": ["--db-path", dir.join("shop.db")], "timeout_ms": 60000},
+            "memory": {"command": "node", "args": [self.memory_server],
+                       "env": {"MEMORY_FILE_PATH": dir.join("memory-${SLUICE_OWNER}.jsonl")}}
+        }})
+    }
+}
