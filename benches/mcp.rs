@@ -2,15 +2,15 @@
 //! `mcp` SDK, and the tokens a join across MCP servers returns to the model against those
 //! that stayed inside. One process, one run, printed as a table.
 //!
-//! Run with `cargo bench --bench mcp` after `tests/mcp/setup.sh` (which installs the servers
+//! Run with `cargo bench --bench mcp` after `tests/python/setup.sh` (which installs the servers
 //! and the SDK). Sluice's per-call figure includes the whole path: the script's call, the
 //! gate, the ledger (written to a SQLite audit store), the MCP round trip to
 //! mcp-server-time over stdio, and the result back into the script.
 
-#[path = "../tests/common/mcp_env.rs"]
-mod mcp_env;
+#[path = "../tests/common/python_env.rs"]
+mod python_env;
 
-use mcp_env::McpParts;
+use python_env::PythonParts;
 use serde_json::Value;
 use sluice::{McpConfig, McpServers, NewExecution, Sandbox, SandboxConfig, Service, ServiceConfig, TokenCounter};
 use std::time::Instant;
@@ -39,7 +39,7 @@ async fn per_call_ms(service: &Service, tools: &[String], code: &str, calls: usi
     median(&mut samples)
 }
 
-fn direct_sdk(parts: &McpParts) -> Value {
+fn direct_sdk(parts: &PythonParts) -> Value {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/mcp_direct.py");
     let output = std::process::Command::new(&parts.python)
         .arg(script)
@@ -76,8 +76,8 @@ fn tokens<'a>(texts: impl IntoIterator<Item = &'a str>) -> u64 {
 }
 
 fn main() {
-    let Some(parts) = McpParts::find() else {
-        eprintln!("the MCP parts are missing: run tests/mcp/setup.sh first");
+    let Some(parts) = PythonParts::find() else {
+        eprintln!("the MCP parts are missing: run tests/python/setup.sh first");
         std::process::exit(2);
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");

@@ -805,7 +805,7 @@ async fn item15_snapshots_are_sealed_to_their_container_and_owner() -> Outcome {
     let base = restarted.base.clone();
     let (swapped, body) = execute(&base, Some("alpha"), json!({"container": b, "code": "print(secret)"})).await;
     ensure!(
-        swapped == 410 && body["error"]["type"] == "container_unrestorable_error",
+        swapped == 410 && body["error"]["code"] == "container_unrestorable",
         "a swapped snapshot: {swapped} {body}"
     );
     let (stolen, body) = execute(&base, Some("beta"), json!({"container": a, "code": "print(secret)"})).await;

@@ -32,7 +32,7 @@ pub(super) async fn export_container(
 }
 
 /// A new, empty container.
-#[utoipa::path(post, path = "/v1/containers", responses((status = 200, body = Container), (status = 503, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/containers", responses((status = 200, body = Container), (status = 529, body = ErrorBody)))]
 pub(super) async fn create_container(
     State(state): State<AppState>,
     Authenticated(owner): Authenticated,
@@ -65,7 +65,7 @@ pub(super) async fn delete_container(
 /// numbering); the two are independent from then on. The source must not be mid-execution.
 #[utoipa::path(post, path = "/v1/containers/{id}/fork",
     responses((status = 200, body = Container), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
-        (status = 410, body = ErrorBody), (status = 503, body = ErrorBody)))]
+        (status = 410, body = ErrorBody), (status = 529, body = ErrorBody)))]
 pub(super) async fn fork_container(
     State(state): State<AppState>,
     Authenticated(owner): Authenticated,

@@ -1,4 +1,6 @@
-//! One error shape for the whole API: `{"error": {"type", "message"}}` with the right status.
+//! One error shape for the whole API, Anthropic's: `{"type": "error", "error": {"type",
+//! "message", "code"}, "request_id"}` with the right status. `type` is one of Anthropic's
+//! error types (what its SDK's `ErrorResponse` accepts); `code` is Sluice's own, finer one.
 
 use crate::engine::service::ServiceError;
 use axum::Json;
@@ -12,52 +14,66 @@ use utoipa::ToSchema;
 /// Errors the API answers with; each variant names its status and stable type.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
-    /// 400 `invalid_request_error`: malformed body, wrong type, unknown field or value.
+    /// 400 `invalid_request_error` (`invalid_request`): malformed body, wrong type, unknown field or value.
     #[error("{0}")]
     InvalidRequest(String),
-    /// 401 `authentication_error`.
+    /// 401 `authentication_error` (`authentication`).
     #[error("a valid API key is required (Authorization: Bearer <key>)")]
     Unauthenticated,
-    /// 404 `not_found_error`.
+    /// 404 `not_found_error` (`not_found`).
     #[error("{0} not found")]
     NotFound(String),
-    /// 405 `method_not_allowed_error`.
+    /// 405 `invalid_request_error` (`method_not_allowed`).
     #[error("this route does not take that method")]
     MethodNotAllowed,
-    /// 409 `conflict_error`: the container or execution is busy or not in that state.
+    /// 409 `invalid_request_error` (`conflict`): the container or execution is busy or not in that state.
     #[error("{0}")]
     Conflict(String),
-    /// 410 `container_expired_error`.
+    /// 410 `invalid_request_error` (`container_expired`).
     #[error("container {0} has expired")]
     Expired(String),
-    /// 410 `container_unrestorable_error`: its saved state was refused (tampered, or saved
+    /// 410 `invalid_request_error` (`container_unrestorable`): its saved state was refused (tampered, or saved
     /// by another image or format); the state is gone, as with an expired container.
     #[error("{0}")]
     Unrestorable(String),
-    /// 413 `request_too_large_error`.
+    /// 413 `invalid_request_error` (`request_too_large`).
     #[error("{0}")]
     TooLarge(String),
-    /// 429 `rate_limit_error`: a quota of the calling key is used up; retry when its work ends.
+    /// 429 `rate_limit_error` (`rate_limit`): a quota of the calling key is used up; retry when its work ends.
     #[error("{0}")]
     RateLimited(String),
-    /// 503 `overloaded_error`: no room for another container, or shutting down.
+    /// 529 `overloaded_error` (`overloaded`): no room for another container, or shutting down.
     #[error("{0}")]
     Unavailable(String),
-    /// 500 `api_error`: the cause is logged, not returned.
+    /// 500 `api_error` (`internal`): the cause is logged, not returned.
     #[error("internal error")]
     Internal(String),
 }
 
+/// Anthropic's overloaded status: the node has no room now; retry later.
+pub(crate) const OVERLOADED: StatusCode = match StatusCode::from_u16(529) {
+    Ok(status) => status,
+    Err(_) => panic!("529 is a status code"),
+};
+
 #[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct ErrorBody {
+    /// Always `error`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
     pub error: ErrorDetail,
+    /// The request's id, also in the `request-id` header (and the server's log).
+    pub request_id: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct ErrorDetail {
+    /// One of Anthropic's error types.
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub message: String,
+    /// Sluice's finer, stable code (`conflict`, `container_expired`, ...).
+    pub code: &'static str,
 }
 
 impl ApiError {
@@ -71,24 +87,43 @@ impl ApiError {
             Self::Expired(_) | Self::Unrestorable(_) => StatusCode::GONE,
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
-            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Unavailable(_) => OVERLOADED,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
+    /// Anthropic's type: the 4xx Anthropic has no type of its own for are
+    /// `invalid_request_error`, as they are there.
     pub fn kind(&self) -> &'static str {
         match self {
-            Self::InvalidRequest(_) => "invalid_request_error",
+            Self::InvalidRequest(_)
+            | Self::MethodNotAllowed
+            | Self::Conflict(_)
+            | Self::Expired(_)
+            | Self::Unrestorable(_)
+            | Self::TooLarge(_) => "invalid_request_error",
             Self::Unauthenticated => "authentication_error",
             Self::NotFound(_) => "not_found_error",
-            Self::MethodNotAllowed => "method_not_allowed_error",
-            Self::Conflict(_) => "conflict_error",
-            Self::Expired(_) => "container_expired_error",
-            Self::Unrestorable(_) => "container_unrestorable_error",
-            Self::TooLarge(_) => "request_too_large_error",
             Self::RateLimited(_) => "rate_limit_error",
             Self::Unavailable(_) => "overloaded_error",
             Self::Internal(_) => "api_error",
+        }
+    }
+
+    /// Sluice's own code, finer than the type.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidRequest(_) => "invalid_request",
+            Self::Unauthenticated => "authentication",
+            Self::NotFound(_) => "not_found",
+            Self::MethodNotAllowed => "method_not_allowed",
+            Self::Conflict(_) => "conflict",
+            Self::Expired(_) => "container_expired",
+            Self::Unrestorable(_) => "container_unrestorable",
+            Self::TooLarge(_) => "request_too_large",
+            Self::RateLimited(_) => "rate_limit",
+            Self::Unavailable(_) => "overloaded",
+            Self::Internal(_) => "internal",
         }
     }
 }
@@ -114,8 +149,14 @@ impl IntoResponse for ApiError {
         if let Self::Internal(cause) = &self {
             tracing::error!(%cause, "internal error");
         }
-        let body = ErrorBody { error: ErrorDetail { kind: self.kind(), message: self.to_string() } };
-        (self.status(), Json(body)).into_response()
+        let request_id = super::request_id::current();
+        let error = ErrorDetail { kind: self.kind(), message: self.to_string(), code: self.code() };
+        let body = ErrorBody { kind: "error", error, request_id: request_id.clone() };
+        let mut response = (self.status(), Json(body)).into_response();
+        if let Ok(value) = axum::http::HeaderValue::from_str(&request_id) {
+            response.headers_mut().insert(super::request_id::HEADER, value);
+        }
+        response
     }
 }
 
@@ -149,20 +190,20 @@ mod tests {
     #[test]
     fn every_error_has_a_status_and_a_stable_type() {
         let cases = [
-            (ApiError::InvalidRequest("x".into()), 400, "invalid_request_error"),
-            (ApiError::Unauthenticated, 401, "authentication_error"),
-            (ApiError::NotFound("x".into()), 404, "not_found_error"),
-            (ApiError::MethodNotAllowed, 405, "method_not_allowed_error"),
-            (ApiError::Conflict("x".into()), 409, "conflict_error"),
-            (ApiError::Expired("x".into()), 410, "container_expired_error"),
-            (ApiError::Unrestorable("x".into()), 410, "container_unrestorable_error"),
-            (ApiError::TooLarge("x".into()), 413, "request_too_large_error"),
-            (ApiError::RateLimited("x".into()), 429, "rate_limit_error"),
-            (ApiError::Unavailable("x".into()), 503, "overloaded_error"),
-            (ApiError::Internal("secret detail".into()), 500, "api_error"),
+            (ApiError::InvalidRequest("x".into()), 400, "invalid_request_error", "invalid_request"),
+            (ApiError::Unauthenticated, 401, "authentication_error", "authentication"),
+            (ApiError::NotFound("x".into()), 404, "not_found_error", "not_found"),
+            (ApiError::MethodNotAllowed, 405, "invalid_request_error", "method_not_allowed"),
+            (ApiError::Conflict("x".into()), 409, "invalid_request_error", "conflict"),
+            (ApiError::Expired("x".into()), 410, "invalid_request_error", "container_expired"),
+            (ApiError::Unrestorable("x".into()), 410, "invalid_request_error", "container_unrestorable"),
+            (ApiError::TooLarge("x".into()), 413, "invalid_request_error", "request_too_large"),
+            (ApiError::RateLimited("x".into()), 429, "rate_limit_error", "rate_limit"),
+            (ApiError::Unavailable("x".into()), 529, "overloaded_error", "overloaded"),
+            (ApiError::Internal("secret detail".into()), 500, "api_error", "internal"),
         ];
-        for (error, status, kind) in cases {
-            assert_eq!((error.status().as_u16(), error.kind()), (status, kind));
+        for (error, status, kind, code) in cases {
+            assert_eq!((error.status().as_u16(), error.kind(), error.code()), (status, kind, code));
         }
         assert!(!ApiError::Internal("secret detail".into()).to_string().contains("secret"));
     }

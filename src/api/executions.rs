@@ -12,13 +12,13 @@ use axum::extract::{Path, Query, State};
 /// Run code; answers when it completed, failed, or needs client tool results.
 #[utoipa::path(post, path = "/v1/executions", request_body = CreateExecution,
     responses((status = 200, body = Execution), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody), (status = 410, body = ErrorBody), (status = 503, body = ErrorBody)))]
+        (status = 409, body = ErrorBody), (status = 410, body = ErrorBody), (status = 529, body = ErrorBody)))]
 pub(super) async fn create_execution(
     State(state): State<AppState>,
     Authenticated(owner): Authenticated,
     ApiJson(body): ApiJson<CreateExecution>,
 ) -> Result<Json<Execution>, ApiError> {
-    let container = body.container.as_deref().map(container_id).transpose()?;
+    let container = body.container.as_ref().map(|c| container_id(c.id())).transpose()?;
     let request = NewExecution {
         code: body.code,
         container,

@@ -15,6 +15,7 @@ mod executions;
 mod limits;
 pub(crate) mod mcp;
 mod ops;
+mod request_id;
 pub(crate) mod server;
 mod tools;
 pub(crate) mod types;
@@ -83,6 +84,7 @@ pub fn app(state: AppState) -> Router {
                 .make_span_with(DefaultMakeSpan::new().level(tracing::Level::INFO))
                 .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
         )
+        .layer(axum::middleware::from_fn(request_id::assign))
         .with_state(state)
 }
 

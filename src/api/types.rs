@@ -20,9 +20,11 @@ pub(crate) fn rfc3339(time: SystemTime) -> String {
 pub(crate) struct CreateExecution {
     /// The Python script.
     pub code: String,
-    /// An existing container's id; none creates a new container.
+    /// An existing container: its id, or `{"id": ...}` as Anthropic's `container` object;
+    /// none creates a new container.
     #[serde(default)]
-    pub container: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub container: Option<ContainerParam>,
     /// Tool definitions for this execution.
     #[serde(default)]
     #[schema(value_type = Vec<Object>)]
@@ -33,6 +35,22 @@ pub(crate) struct CreateExecution {
     #[serde(default)]
     #[schema(value_type = Object)]
     pub limits: LimitOverrides,
+}
+
+/// A container named by id, as a string or as Anthropic's object.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum ContainerParam {
+    Id(String),
+    Object { id: String },
+}
+
+impl ContainerParam {
+    pub(crate) fn id(&self) -> &str {
+        match self {
+            Self::Id(id) | Self::Object { id } => id,
+        }
+    }
 }
 
 /// `POST /v1/executions/{id}/tool_results`.
@@ -53,6 +71,11 @@ pub(crate) struct ToolResultBlock {
     pub content: ToolResultContent,
     #[serde(default)]
     pub is_error: bool,
+    /// Accepted as Anthropic accepts it; prompt caching does not apply here.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    #[expect(dead_code, reason = "accepted for Anthropic's shape, and ignored")]
+    pub cache_control: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -82,6 +105,15 @@ pub(crate) struct TextBlock {
     #[expect(dead_code, reason = "read only by serde, which refuses any other type")]
     pub kind: TextType,
     pub text: String,
+    /// Accepted as Anthropic accepts them on a text block; the script receives the text.
+    #[serde(default)]
+    #[schema(value_type = Option<Vec<Object>>)]
+    #[expect(dead_code, reason = "accepted for Anthropic's shape, and ignored")]
+    pub citations: Option<serde_json::Value>,
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    #[expect(dead_code, reason = "accepted for Anthropic's shape, and ignored")]
+    pub cache_control: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -154,6 +186,16 @@ pub(crate) struct UsageBody {
     pub tool_result_bytes: u64,
     pub returned_bytes: u64,
     pub time_ms: u64,
+    /// Anthropic's counters of server tools, beside Sluice's own.
+    pub server_tool_use: ServerToolUse,
+}
+
+/// Anthropic's `server_tool_use`: this execution is one code execution request.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct ServerToolUse {
+    pub code_execution_requests: u64,
+    pub web_search_requests: u64,
+    pub web_fetch_requests: u64,
 }
 
 impl From<&Usage> for UsageBody {
@@ -163,7 +205,32 @@ impl From<&Usage> for UsageBody {
             tool_result_bytes: u.tool_result_bytes,
             returned_bytes: u.returned_bytes,
             time_ms: u.time_ms,
+            server_tool_use: ServerToolUse {
+                code_execution_requests: 1,
+                web_search_requests: 0,
+                web_fetch_requests: 0,
+            },
         }
+    }
+}
+
+/// Anthropic's `code_execution_tool_result` block for a finished execution, ready to go into
+/// a Messages conversation.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct CodeExecutionToolResult {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub tool_use_id: String,
+    #[schema(value_type = Object)]
+    pub content: serde_json::Value,
+}
+
+/// The closest of Anthropic's `code_execution_tool_result_error` codes to a Sluice stop.
+pub(crate) fn anthropic_error_code(sluice_code: &str) -> &'static str {
+    match sluice_code {
+        "execution_time_exceeded" => "execution_time_exceeded",
+        "tool_call_limit_exceeded" => "too_many_requests",
+        _ => "unavailable",
     }
 }
 
@@ -180,6 +247,11 @@ pub(crate) struct Execution {
     pub tool_uses: Vec<ToolUseBlock>,
     pub result: Option<CodeExecutionResult>,
     pub error: Option<ErrorInfo>,
+    /// Once finished: the result as Anthropic's `code_execution_tool_result` block; for a
+    /// failed execution its content is a `code_execution_tool_result_error` with the closest
+    /// of Anthropic's codes, and Sluice's own in `sluice_error_code`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code_execution_tool_result: Option<CodeExecutionToolResult>,
     #[schema(value_type = Object)]
     pub counts: BTreeMap<String, serde_json::Number>,
     pub usage: UsageBody,
@@ -215,6 +287,20 @@ impl Execution {
             content: Vec::new(),
             value_repr: o.value_repr,
         });
+        let block_content = match (&view.error, &result) {
+            (Some(error), _) => Some(serde_json::json!({
+                "type": "code_execution_tool_result_error",
+                "error_code": anthropic_error_code(&error.kind),
+                "sluice_error_code": error.kind,
+            })),
+            (None, Some(result)) => serde_json::to_value(result).ok(),
+            (None, None) => None,
+        };
+        let code_execution_tool_result = block_content.map(|content| CodeExecutionToolResult {
+            kind: "code_execution_tool_result",
+            tool_use_id: view.id.clone(),
+            content,
+        });
         Self {
             id: view.id,
             kind: "execution",
@@ -226,6 +312,7 @@ impl Execution {
             tool_uses,
             result,
             error: view.error.map(|e| ErrorInfo { kind: e.kind, message: e.message }),
+            code_execution_tool_result,
             counts,
             usage: UsageBody::from(&view.usage),
             created_at: rfc3339(view.created_at),

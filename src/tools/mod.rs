@@ -105,6 +105,10 @@ pub struct ToolDefinition {
     pub cache_control: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strict: Option<bool>,
+    /// Accepted for compatibility with Anthropic tool definitions (fine-grained streaming of
+    /// a direct call's input); nothing streams here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eager_input_streaming: Option<bool>,
     #[serde(default)]
     pub executor: Executor,
     #[serde(default)]
@@ -148,6 +152,7 @@ impl ToolDefinition {
             kind: None,
             cache_control: None,
             strict: None,
+            eager_input_streaming: None,
             executor: Executor::Client,
             side_effects: SideEffects::default(),
             timeout_ms: None,
@@ -173,6 +178,12 @@ impl ToolDefinition {
         }
         if self.allowed_callers.is_empty() {
             return Err(format!("allowed_callers of {} must not be empty", self.name));
+        }
+        if self.strict == Some(true) && self.callable_from_code() {
+            return Err(format!(
+                "tool {}: strict is not supported on a tool callable from code (as with Anthropic)",
+                self.name
+            ));
         }
         if self.description.as_ref().is_some_and(|d| d.len() > MAX_DESCRIPTION_BYTES) {
             return Err(format!("description of {} is longer than {MAX_DESCRIPTION_BYTES} bytes", self.name));

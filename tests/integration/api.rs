@@ -335,7 +335,8 @@ async fn containers_keep_state_run_one_execution_at_a_time_and_can_be_deleted() 
             .await;
     assert_eq!(paused["status"], "requires_action");
     let (status, busy) = post(&app, "/v1/executions", json!({"code": "total", "container": id})).await;
-    assert_eq!((status, busy["error"]["type"].as_str()), (StatusCode::CONFLICT, Some("conflict_error")));
+    assert_eq!((status, busy["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")));
+    assert_eq!((busy["type"].as_str(), busy["error"]["type"].as_str()), (Some("error"), Some("invalid_request_error")));
     let uri = format!("/v1/executions/{}/tool_results", paused["id"].as_str().unwrap());
     let answer =
         json!({"tool_results": [{"type": "tool_result", "tool_use_id": paused["tool_uses"][0]["id"], "content": "1"}]});
@@ -360,7 +361,7 @@ async fn idle_containers_expire_and_answer_410() {
     let id = done["container"]["id"].as_str().unwrap().to_owned();
     tokio::time::sleep(Duration::from_millis(1_800)).await;
     let (status, gone) = send(&app, "GET", &format!("/v1/containers/{id}"), None, None).await;
-    assert_eq!((status, gone["error"]["type"].as_str()), (StatusCode::GONE, Some("container_expired_error")));
+    assert_eq!((status, gone["error"]["code"].as_str()), (StatusCode::GONE, Some("container_expired")));
     let (status, _) = post(&app, "/v1/executions", json!({"code": "x", "container": id})).await;
     assert_eq!(status, StatusCode::GONE);
 }
@@ -414,9 +415,12 @@ async fn bad_requests_get_clear_typed_errors() {
     ] {
         let response = app.clone().oneshot(raw(body)).await.unwrap();
         assert_eq!(response.status(), status, "{body}");
+        let header = response.headers()["request-id"].to_str().unwrap().to_owned();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         let error: Value = serde_json::from_slice(&bytes).unwrap();
         assert!(error["error"]["type"].is_string() && error["error"]["message"].is_string(), "{body}: {error}");
+        assert_eq!((error["type"].as_str(), error["request_id"].as_str()), (Some("error"), Some(header.as_str())));
+        assert!(header.starts_with("req_"), "{header}");
     }
     let huge = format!(r#"{{"code": "{}"}}"#, "x".repeat(5 << 20));
     let response = app
@@ -694,4 +698,64 @@ print(out)
             ("garbage", "succeeded", 1)
         ]
     );
+}
+
+#[tokio::test]
+async fn anthropic_shapes_are_taken_and_given() {
+    let app = router();
+    // Accepted as Anthropic accepts them: a container object, cache_control on a tool result,
+    // citations on a text block, eager_input_streaming on a tool.
+    let mut tool = client_tool("t");
+    tool["eager_input_streaming"] = json!(true);
+    let (_, first) = post(&app, "/v1/executions", json!({"code": "x = await t({})\nprint(x)", "tools": [tool]})).await;
+    assert_eq!(first["status"], "requires_action", "{first}");
+    assert!(first.get("code_execution_tool_result").is_none(), "not finished: {first}");
+    let uri = format!("/v1/executions/{}/tool_results", first["id"].as_str().unwrap());
+    let answer = json!({"tool_results": [{"type": "tool_result", "tool_use_id": first["tool_uses"][0]["id"],
+        "cache_control": {"type": "ephemeral"},
+        "content": [{"type": "text", "text": "cited", "citations": [{"type": "char_location", "cited_text": "c"}]}]}]});
+    let (status, done) = post(&app, &uri, answer).await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    let block = &done["code_execution_tool_result"];
+    assert_eq!(block["type"], "code_execution_tool_result");
+    assert_eq!(block["tool_use_id"], done["id"]);
+    assert_eq!(
+        (&block["content"]["type"], &block["content"]["stdout"]),
+        (&json!("code_execution_result"), &json!("cited\n"))
+    );
+    assert_eq!(done["usage"]["server_tool_use"]["code_execution_requests"], 1);
+    let container = json!({"id": done["container"]["id"]});
+    let (_, again) = post(&app, "/v1/executions", json!({"code": "print(x * 2)", "container": container})).await;
+    assert_eq!(again["result"]["stdout"], "citedcited\n", "{again}");
+
+    // A stop maps to the closest of Anthropic's codes, Sluice's own kept beside it.
+    let (_, stopped) =
+        post(&app, "/v1/executions", json!({"code": "while True: pass", "limits": {"time_ms": 200}})).await;
+    let content = &stopped["code_execution_tool_result"]["content"];
+    assert_eq!(content["type"], "code_execution_tool_result_error", "{stopped}");
+    assert_eq!(
+        (&content["error_code"], &content["sluice_error_code"]),
+        (&json!("execution_time_exceeded"), &json!("execution_time_exceeded"))
+    );
+    let mut spender = client_tool("t");
+    spender["executor"] = json!({"type": "client"});
+    let (_, too_many) = post(
+        &app,
+        "/v1/executions",
+        json!({"code": "import asyncio\nawait asyncio.gather(*[t({}) for _ in range(5)])", "tools": [spender], "limits": {"max_tool_calls": 2}}),
+    )
+    .await;
+    let content = &too_many["code_execution_tool_result"]["content"];
+    assert_eq!(
+        (&content["error_code"], &content["sluice_error_code"]),
+        (&json!("too_many_requests"), &json!("tool_call_limit_exceeded")),
+        "{too_many}"
+    );
+
+    // Refused as Anthropic refuses it: strict on a tool code may call.
+    let mut strict = client_tool("s");
+    strict["strict"] = json!(true);
+    let (status, refused) = post(&app, "/v1/executions", json!({"code": "1", "tools": [strict]})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(refused["error"]["message"].as_str().unwrap().contains("strict"), "{refused}");
 }

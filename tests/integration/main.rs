@@ -6,11 +6,12 @@
 mod common;
 #[path = "../common/compat.rs"]
 mod compat;
-#[path = "../common/mcp_env.rs"]
-mod mcp_env;
+#[path = "../common/python_env.rs"]
+mod python_env;
 #[path = "../common/server.rs"]
 mod server;
 
+mod anthropic_sdk;
 mod api;
 mod audit;
 mod cli;

@@ -1,9 +1,9 @@
-//! MCP both ways, with real parts (installed by `tests/mcp/setup.sh`): the reference servers
+//! MCP both ways, with real parts (installed by `tests/python/setup.sh`): the reference servers
 //! mcp-server-time and mcp-server-sqlite (PyPI) and server-memory (npm) as tool sources for
 //! code, and the official Python `mcp` SDK as a client of `sluice mcp` and of `/mcp`.
 
 use crate::common;
-use crate::mcp_env::McpParts;
+use crate::python_env::PythonParts;
 
 use axum::Router;
 use axum::body::Body;
@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 use tower::ServiceExt;
 
 /// The real MCP parts, or `None` after saying the test skips (failing instead in CI).
-fn parts() -> Option<McpParts> {
-    let found = McpParts::find();
-    common::subject_present("the MCP test parts (run tests/mcp/setup.sh)", found.is_some()).then_some(found?)
+fn parts() -> Option<PythonParts> {
+    let found = PythonParts::find();
+    common::subject_present("the MCP test parts (run tests/python/setup.sh)", found.is_some()).then_some(found?)
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -191,7 +191,7 @@ async fn a_server_killed_mid_call_is_unavailable_and_the_next_call_starts_it_aga
 }
 
 /// Runs `tests/mcp/client_check.py` (the official Python SDK) and returns what it printed.
-fn python_client(parts: &McpParts, args: &[&str]) -> Value {
+fn python_client(parts: &PythonParts, args: &[&str]) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client_check.py");
     let output = std::process::Command::new(&parts.python).arg(script).args(args).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -219,7 +219,7 @@ fn check_what_the_client_saw(seen: &Value) {
     assert_eq!(seen["no_code"]["structured"]["error"]["type"], "invalid_request_error");
 }
 
-fn write_config(parts: &McpParts, dir: &Path) -> PathBuf {
+fn write_config(parts: &PythonParts, dir: &Path) -> PathBuf {
     let path = dir.join("mcp.json");
     std::fs::write(&path, parts.config(dir).to_string()).unwrap();
     path

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Installs the real MCP parts the tests and `cargo bench --bench mcp` use, into
-# target/mcp-test-env (or $SLUICE_TEST_MCP_ENV): a Python venv with the official `mcp` SDK
-# and the reference servers mcp-server-time and mcp-server-sqlite (PyPI), and
-# @modelcontextprotocol/server-memory (npm). Needs python3 (3.10+) with venv, and node 18+.
+# Installs the real Python and MCP parts the tests and `cargo bench --bench mcp` use, into
+# target/python-test-env (or $SLUICE_TEST_PYTHON_ENV): a Python venv with the official `mcp`
+# and `anthropic` SDKs and the reference server mcp-server-time (PyPI), mcp-server-sqlite in a
+# venv of its own, and @modelcontextprotocol/server-memory (npm). Needs python3 (3.10+) with
+# venv, and node 18+.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-env_dir="${SLUICE_TEST_MCP_ENV:-target/mcp-test-env}"
+env_dir="${SLUICE_TEST_PYTHON_ENV:-target/python-test-env}"
 mkdir -p "$env_dir"
 if [ ! -x "$env_dir/venv/bin/python" ]; then
     python3 -m venv "$env_dir/venv"
 fi
-"$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check mcp mcp-server-time
+"$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check mcp anthropic mcp-server-time
 # mcp-server-sqlite (archived upstream, its last release 2025.4.25) predates the mcp 2 SDK's
 # server API: it gets a venv of its own with the 1.x SDK it was written for.
 if [ ! -x "$env_dir/sqlite-venv/bin/python" ]; then
@@ -18,4 +19,4 @@ if [ ! -x "$env_dir/sqlite-venv/bin/python" ]; then
 fi
 "$env_dir/sqlite-venv/bin/pip" install --quiet --disable-pip-version-check mcp-server-sqlite 'mcp<2'
 npm install --silent --no-audit --no-fund --prefix "$env_dir/node" @modelcontextprotocol/server-memory
-echo "MCP test parts in $env_dir"
+echo "Python and MCP test parts in $env_dir"

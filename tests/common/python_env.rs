@@ -1,11 +1,12 @@
-//! Where the real MCP parts are (installed by `tests/mcp/setup.sh`): the venv with the Python
-//! `mcp` SDK, mcp-server-time and mcp-server-sqlite, and the npm server-memory.
+//! Where the real Python and MCP parts are (installed by `tests/python/setup.sh`): the venv
+//! with the `mcp` and `anthropic` SDKs and mcp-server-time, mcp-server-sqlite in its own, and
+//! the npm server-memory.
 
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
-pub struct McpParts {
+pub struct PythonParts {
     pub python: PathBuf,
     pub time_server: PathBuf,
     pub sqlite_server: PathBuf,
@@ -13,12 +14,12 @@ pub struct McpParts {
     pub memory_server: PathBuf,
 }
 
-impl McpParts {
+impl PythonParts {
     /// The parts, if every one is installed.
     pub fn find() -> Option<Self> {
-        let root = std::env::var_os("SLUICE_TEST_MCP_ENV")
+        let root = std::env::var_os("SLUICE_TEST_PYTHON_ENV")
             .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-test-env"));
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/python-test-env"));
         let bin = root.join("venv/bin");
         let parts = Self {
             python: bin.join("python"),
@@ -28,7 +29,12 @@ impl McpParts {
         };
         let node = std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
         let all = [&parts.python, &parts.time_server, &parts.sqlite_server, &parts.memory_server];
-        (node && all.iter().all(|p| p.exists())).then_some(parts)
+        let anthropic = std::fs::read_dir(root.join("venv/lib"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|python| python.path().join("site-packages/anthropic").is_dir());
+        (node && anthropic && all.iter().all(|p| p.exists())).then_some(parts)
     }
 
     /// An `--mcp-config` with the three servers; the SQLite database and the memory file live
