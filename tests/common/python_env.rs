@@ -6,6 +6,9 @@
 
 use std::path::PathBuf;
 
+/// Packages of the venv the tests import.
+const PACKAGES: [&str; 5] = ["anthropic", "mcp", "pytest", "mypy", "httpx"];
+
 pub struct PythonParts {
     pub python: PathBuf,
     pub time_server: PathBuf,
@@ -29,12 +32,14 @@ impl PythonParts {
         };
         let node = std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
         let all = [&parts.python, &parts.time_server, &parts.sqlite_server, &parts.memory_server];
-        let anthropic = std::fs::read_dir(root.join("venv/lib"))
+        let site_packages: Vec<PathBuf> = std::fs::read_dir(root.join("venv/lib"))
             .into_iter()
             .flatten()
             .flatten()
-            .any(|python| python.path().join("site-packages/anthropic").is_dir());
-        (node && anthropic && all.iter().all(|p| p.exists())).then_some(parts)
+            .map(|python| python.path().join("site-packages"))
+            .collect();
+        let packages = PACKAGES.iter().all(|p| site_packages.iter().any(|s| s.join(p).is_dir()));
+        (node && packages && all.iter().all(|p| p.exists())).then_some(parts)
     }
 
     /// An `--mcp-config` with the three servers; the SQLite database and the memory file live

@@ -23,4 +23,5 @@ mod examples;
 mod fuzz_api;
 mod mcp;
 mod python_cases;
+mod python_client;
 mod sandbox;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real Python and MCP parts the tests and `cargo bench --bench mcp` use, into
 # target/python-test-env (or $SLUICE_TEST_PYTHON_ENV): a Python venv with the official `mcp`
-# and `anthropic` SDKs and the reference server mcp-server-time (PyPI), mcp-server-sqlite in a
+# and `anthropic` SDKs, pytest, mypy, Sluice's own client (clients/python) and the reference
+# server mcp-server-time (PyPI), mcp-server-sqlite in a
 # venv of its own, and @modelcontextprotocol/server-memory (npm). Needs python3 (3.10+) with
 # venv, and node 18+.
 set -euo pipefail
@@ -11,7 +12,9 @@ mkdir -p "$env_dir"
 if [ ! -x "$env_dir/venv/bin/python" ]; then
     python3 -m venv "$env_dir/venv"
 fi
-"$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check mcp anthropic mcp-server-time
+"$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check mcp anthropic mcp-server-time pytest mypy
+# The Python client, built and installed as a user would (its tests run against the source).
+"$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check ./clients/python
 # mcp-server-sqlite (archived upstream, its last release 2025.4.25) predates the mcp 2 SDK's
 # server API: it gets a venv of its own with the 1.x SDK it was written for.
 if [ ! -x "$env_dir/sqlite-venv/bin/python" ]; then

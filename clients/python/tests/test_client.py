@@ -1,0 +1,154 @@
+"""The client against a live `sluice serve`: every resource, typed errors, retries."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+from conftest import Server
+
+from sluice_client import (
+    AsyncSluice,
+    AuthenticationError,
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+    OverloadedError,
+    Sluice,
+)
+
+LOOKUP = {
+    "name": "lookup",
+    "allowed_callers": ["code_execution_20260120"],
+    "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
+}
+
+
+def test_an_execution_pauses_for_tools_resumes_and_is_on_record(server: Server) -> None:
+    with Sluice(server.base_url, "key-a") as sluice:
+        calls: list[str] = []
+
+        def lookup(q: str) -> dict[str, Any]:
+            calls.append(q)
+            return {"q": q, "n": len(q)}
+
+        done = sluice.run(
+            "import asyncio, json\nr = await asyncio.gather(lookup(q='ab'), lookup(q='abc'))\n"
+            "total = sum(json.loads(x)['n'] for x in r)\nprint(total)",
+            tools=[LOOKUP],
+            handlers={"lookup": lookup},
+        )
+        assert (done.status, done.stdout, sorted(calls)) == ("completed", "5\n", ["ab", "abc"])
+        again = sluice.create_execution("print(total * 2)", container=done.container.id)
+        assert again.stdout == "10\n"
+        audited = sluice.get_execution(done.id)
+        assert audited.code is not None and [c["tool"] for c in audited.ledger or []] == ["lookup", "lookup"]
+        listed = sluice.list_executions(container=done.container.id)
+        assert {row.id for row in listed} == {done.id, again.id}
+        assert sluice.replay(done.id).result == "identical"
+        bundle = sluice.export_container(done.container.id)
+        header, first = (json.loads(line) for line in bundle.splitlines()[:2])
+        assert (header["container_id"], first["kind"]) == (done.container.id, "container_created")
+        fork = sluice.fork_container(done.container.id)
+        assert sluice.create_execution("print(total)", container=fork.id).stdout == "5\n"
+        sluice.delete_container(fork.id)
+        with pytest.raises(NotFoundError):
+            sluice.get_container(fork.id)
+
+
+def test_a_handler_that_raises_is_an_error_result_the_script_can_catch(server: Server) -> None:
+    with Sluice(server.base_url, "key-a") as sluice:
+
+        def lookup(q: str) -> str:
+            raise KeyError(q)
+
+        code = "import sluice\ntry:\n    await lookup(q='x')\nexcept sluice.ToolError as e:\n    print('caught', e)"
+        done = sluice.run(code, tools=[LOOKUP], handlers={"lookup": lookup})
+        assert done.stdout.startswith("caught KeyError"), done
+
+
+def test_errors_are_typed_with_stable_codes(server: Server) -> None:
+    with Sluice(server.base_url, "wrong-key") as stranger:
+        with pytest.raises(AuthenticationError) as unauthenticated:
+            stranger.create_execution("1")
+        assert (unauthenticated.value.status, unauthenticated.value.code) == (401, "authentication")
+    with Sluice(server.base_url, "key-a", max_retries=0) as sluice:
+        with pytest.raises(InvalidRequestError) as invalid:
+            sluice.create_execution("1", limits={"cpu": 1})
+        assert invalid.value.request_id and invalid.value.request_id.startswith("req_")
+        waiting = sluice.create_execution("await lookup(q='x')", tools=[LOOKUP])
+        assert waiting.status == "requires_action" and waiting.tool_uses[0].caller.type == "code_execution_20260120"
+        with pytest.raises(ConflictError) as busy:
+            sluice.create_execution("1", container=waiting.container.id)
+        assert (busy.value.status, busy.value.type, busy.value.code) == (409, "invalid_request_error", "conflict")
+    with Sluice(server.base_url, "key-b") as other:
+        with pytest.raises(NotFoundError):
+            other.get_execution(waiting.id)
+
+
+def test_tools_are_registered_per_key(server: Server) -> None:
+    with Sluice(server.base_url, "key-a") as sluice, Sluice(server.base_url, "key-b") as other:
+        sluice.create_tool({**LOOKUP, "name": "registered"})
+        assert sluice.get_tool("registered")["name"] == "registered"
+        assert "registered" in [t["name"] for t in sluice.list_tools()]
+        assert "registered" not in [t["name"] for t in other.list_tools()]
+        done = sluice.run("print(await registered(q='z'))", tool_names=["registered"], handlers={"registered": lambda q: q * 3})
+        assert done.stdout == "zzz\n"
+        sluice.delete_tool("registered")
+        with pytest.raises(NotFoundError):
+            sluice.get_tool("registered")
+
+
+def test_the_async_client_does_the_same(server: Server) -> None:
+    async def scenario() -> None:
+        async with AsyncSluice(server.base_url, "key-b") as sluice:
+            assert (await sluice.health()).status == "ok"
+
+            async def lookup(q: str) -> str:
+                await asyncio.sleep(0)
+                return q.upper()
+
+            done = await sluice.run("x = await lookup(q='hi')\nprint(x)", tools=[LOOKUP], handlers={"lookup": lookup})
+            assert done.stdout == "HI\n"
+            again = await sluice.create_execution("print(x + '!')", container=done.container.id)
+            assert again.stdout == "HI!\n"
+            assert (await sluice.replay(again.id)).result == "identical"
+
+    asyncio.run(scenario())
+
+
+def test_refusals_that_ran_nothing_are_retried_and_the_rest_are_not() -> None:
+    answers = iter([529, 529, 200])
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.method)
+        status = next(answers)
+        if status != 200:
+            error = {"type": "error", "error": {"type": "overloaded_error", "message": "full", "code": "overloaded"}}
+            return httpx.Response(status, json={**error, "request_id": "req_1"}, headers={"retry-after": "0"})
+        return httpx.Response(200, json={"status": "ok", "image": "x"})
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    assert Sluice("http://sluice.test", http_client=client).health().status == "ok"
+    assert seen == ["GET", "GET", "GET"]
+
+    answers = iter([529, 529, 529])
+    with pytest.raises(OverloadedError) as overloaded:
+        Sluice("http://sluice.test", http_client=httpx.Client(transport=httpx.MockTransport(handler)), max_retries=2).health()
+    assert (overloaded.value.status, overloaded.value.request_id) == (529, "req_1")
+
+    posts: list[str] = []
+
+    def broken(request: httpx.Request) -> httpx.Response:
+        posts.append(request.method)
+        raise httpx.ReadError("connection reset after the request was sent")
+
+    from sluice_client import APIConnectionError as SluiceConnectionError
+
+    with pytest.raises(SluiceConnectionError):
+        Sluice("http://sluice.test", http_client=httpx.Client(transport=httpx.MockTransport(broken))).create_execution("1")
+    assert posts == ["POST"], "a POST that may have run is not sent again"
