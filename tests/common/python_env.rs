@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 
 /// Packages of the venv the tests import.
-const PACKAGES: [&str; 5] = ["anthropic", "mcp", "pytest", "mypy", "httpx"];
+const PACKAGES: [&str; 9] =
+    ["anthropic", "mcp", "pytest", "mypy", "httpx", "fastmcp", "pydantic_ai", "smolagents", "langchain_core"];
 
 pub struct PythonParts {
     pub python: PathBuf,

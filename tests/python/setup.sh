@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real Python and MCP parts the tests and `cargo bench --bench mcp` use, into
 # target/python-test-env (or $SLUICE_TEST_PYTHON_ENV): a Python venv with the official `mcp`
-# and `anthropic` SDKs, pytest, mypy, Sluice's own client (clients/python) and the reference
+# and `anthropic` SDKs, pytest, mypy, the frameworks the client integrates with (FastMCP,
+# Pydantic AI, smolagents, LangChain), Sluice's own client (clients/python) and the reference
 # server mcp-server-time (PyPI), mcp-server-sqlite in a
 # venv of its own, and @modelcontextprotocol/server-memory (npm). Needs python3 (3.10+) with
 # venv, and node 18+.
@@ -12,7 +13,8 @@ mkdir -p "$env_dir"
 if [ ! -x "$env_dir/venv/bin/python" ]; then
     python3 -m venv "$env_dir/venv"
 fi
-"$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check mcp anthropic mcp-server-time pytest mypy
+"$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check mcp anthropic mcp-server-time pytest mypy \
+    fastmcp pydantic-ai-slim smolagents langchain-core
 # The Python client, built and installed as a user would (its tests run against the source).
 "$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check ./clients/python
 # mcp-server-sqlite (archived upstream, its last release 2025.4.25) predates the mcp 2 SDK's
