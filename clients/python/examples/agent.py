@@ -10,6 +10,7 @@ With a real model, pass `anthropic.Anthropic()` instead of `ScriptedModel()`.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from anthropic.types import Message
@@ -63,12 +64,26 @@ class ScriptedModel:
         return Message.model_validate({**base, "content": [{"type": "text", "text": text}], "stop_reason": "end_turn"})
 
 
+def tokens(sluice: Sluice, execution_ids: set[str], container: str) -> tuple[int, int]:
+    """(tokens of tool results that stayed inside, tokens returned), as the audit trail counts
+    them (just after an execution ends; a moment is allowed for it)."""
+    for _ in range(50):
+        rows = [r for r in sluice.list_executions(container=container) if r.id in execution_ids]
+        if rows and all(r.tool_result_tokens is not None for r in rows):
+            return sum(r.tool_result_tokens or 0 for r in rows), sum(r.returned_tokens or 0 for r in rows)
+        time.sleep(0.1)
+    return 0, 0
+
+
 def main() -> None:
     with Sluice() as sluice:
         agent = CodeExecutionAgent(ScriptedModel(), sluice, model="scripted", tools=[python_tool(get_orders), python_tool(get_customer)])
         result = agent.run("Which three customers spent the most in March, and how much?")
         print(result.text)
         print(f"tool results kept in the sandbox: {result.tool_result_bytes} bytes; returned to the model: {result.returned_bytes} bytes")
+        if agent.container:
+            inside, returned = tokens(sluice, {e.id for e in result.executions}, agent.container)
+            print(f"tokens that stayed inside: {inside}; tokens the model read: {returned}")
 
 
 if __name__ == "__main__":

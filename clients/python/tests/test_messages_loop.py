@@ -30,6 +30,9 @@ def test_the_example_agent_answers_and_keeps_tool_results_inside(server: Server)
         model = example.ScriptedModel()
         agent = CodeExecutionAgent(model, sluice, model="scripted", tools=tools)
         result = agent.run("Which three customers spent the most in March?")
+        assert agent.container is not None
+        inside, returned = example.tokens(sluice, {e.id for e in result.executions}, agent.container)
+    assert returned > 0 and inside > 100 * returned, (inside, returned)
     assert result.turns == 2 and model.turn == 2
     lines = result.text.splitlines()
     assert lines[0] == "The top spenders in March:" and len(lines) == 4, result.text
