@@ -9,6 +9,8 @@ failed before the request was sent, or of a read-only request.
 from __future__ import annotations
 
 import asyncio
+import inspect
+import json
 import os
 import random
 import time
@@ -19,12 +21,14 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel
 
-from ._errors import APIConnectionError, SluiceError, error_from
+from ._errors import APIConnectionError, ConflictError, InvalidRequestError, SluiceError, error_from
 from ._models import Container, Execution, ExecutionSummary, Health, Replay
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
 DEFAULT_TIMEOUT = 600.0
 DEFAULT_MAX_RETRIES = 2
+#: Time to set up a connection (an unreachable host fails fast; a long execution does not).
+CONNECT_TIMEOUT = 10.0
 #: First wait before a retry; doubled each time, with jitter, unless the server says when.
 RETRY_BACKOFF = 0.25
 #: The longest a `retry-after` is honoured.
@@ -56,7 +60,10 @@ def _read(response: httpx.Response) -> Any:
     body: Any = None
     if response.content:
         content_type = response.headers.get("content-type", "")
-        body = response.json() if content_type.startswith("application/json") else response.text
+        try:
+            body = response.json() if content_type.startswith("application/json") else response.text
+        except ValueError:
+            body = response.text
     if response.is_error:
         raise error_from(response.status_code, body, response.headers.get("request-id"))
     return body
@@ -131,7 +138,7 @@ class Sluice:
         self.base_url = (base_url or os.environ.get("SLUICE_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         key = api_key if api_key is not None else os.environ.get("SLUICE_API_KEY")
         headers = {"authorization": f"Bearer {key}"} if key else {}
-        self._http = http_client or httpx.Client(timeout=timeout)
+        self._http = http_client or httpx.Client(timeout=httpx.Timeout(timeout, connect=CONNECT_TIMEOUT))
         self._headers = headers
         self.max_retries = max_retries
 
@@ -202,7 +209,15 @@ class Sluice:
         execution = self.create_execution(code, container=container, tools=tools, tool_names=tool_names, limits=limits)
         while execution.status == "requires_action":
             results = [_answer(handlers or {}, use.name, use.id, use.input) for use in execution.tool_uses]
-            execution = self.submit_tool_results(execution.id, results)
+            try:
+                execution = self.submit_tool_results(execution.id, results)
+            except (ConflictError, InvalidRequestError):
+                # The execution moved on while the handlers ran (a call timed out inside the
+                # script, which then finished or asked for other calls): go on from where it is.
+                now = self.get_execution(execution.id)
+                if _same_calls(now, execution):
+                    raise
+                execution = now
         return execution
 
     # Containers.
@@ -254,7 +269,7 @@ class AsyncSluice:
         self.base_url = (base_url or os.environ.get("SLUICE_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         key = api_key if api_key is not None else os.environ.get("SLUICE_API_KEY")
         self._headers = {"authorization": f"Bearer {key}"} if key else {}
-        self._http = http_client or httpx.AsyncClient(timeout=timeout)
+        self._http = http_client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=CONNECT_TIMEOUT))
         self.max_retries = max_retries
 
     async def close(self) -> None:
@@ -323,8 +338,15 @@ class AsyncSluice:
             code, container=container, tools=tools, tool_names=tool_names, limits=limits
         )
         while execution.status == "requires_action":
-            results = [await _answer_async(handlers or {}, u.name, u.id, u.input) for u in execution.tool_uses]
-            execution = await self.submit_tool_results(execution.id, results)
+            answering = [_answer_async(handlers or {}, u.name, u.id, u.input) for u in execution.tool_uses]
+            results = list(await asyncio.gather(*answering))
+            try:
+                execution = await self.submit_tool_results(execution.id, results)
+            except (ConflictError, InvalidRequestError):
+                now = await self.get_execution(execution.id)
+                if _same_calls(now, execution):
+                    raise
+                execution = now
         return execution
 
     async def create_container(self) -> Container:
@@ -358,12 +380,18 @@ class AsyncSluice:
         return await self._model(Health, _Request("GET", "/healthz"))
 
 
+def _same_calls(now: Execution, before: Execution) -> bool:
+    """Whether `now` still waits on exactly the calls `before` did (a refusal that is not the
+    execution moving on)."""
+    return now.status == "requires_action" and [u.id for u in now.tool_uses] == [u.id for u in before.tool_uses]
+
+
 def _as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
-    import json
-
-    return json.dumps(value)
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    return json.dumps(value, default=str)
 
 
 def _answer(handlers: Mapping[str, Callable[..., Any]], name: str, use_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -384,7 +412,7 @@ async def _answer_async(
         return _tool_result(use_id, f"no handler for tool {name!r}", is_error=True)
     try:
         value = handler(**arguments)
-        if asyncio.iscoroutine(value):
+        if inspect.isawaitable(value):
             value = await value
         return _tool_result(use_id, _as_text(value))
     except Exception as error:

@@ -83,7 +83,9 @@ _BY_CODE: dict[str, type[SluiceError]] = {
 
 def error_from(status: int, body: Any, request_id: str | None) -> SluiceError:
     """The exception for an error answer (Anthropic's shape, Sluice's `code` inside)."""
-    error = body.get("error", {}) if isinstance(body, dict) else {}
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):  # not Sluice's shape (a proxy's page, say)
+        error = {"message": str(error or body or f"HTTP {status}")}
     code = str(error.get("code", ""))
     message = str(error.get("message", f"HTTP {status}"))
     cls = _BY_CODE.get(code, InternalError if status >= 500 else InvalidRequestError)

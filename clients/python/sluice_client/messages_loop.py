@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ._client import Sluice
+from ._errors import ContainerExpiredError, NotFoundError, SluiceError
 from ._models import Execution
 
 CODE_TOOL_NAME = "execute_python"
@@ -69,6 +70,8 @@ def python_tool(function: Callable[..., Any], description: str | None = None) ->
     except (NameError, TypeError):  # an annotation that names what is not importable here
         hints = {}
     for name, parameter in inspect.signature(function).parameters.items():
+        if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            continue  # tools are called by keyword: `*args` and `**kwargs` take nothing
         annotation = hints.get(name, parameter.annotation)
         kind = _JSON_TYPES.get(annotation) or _JSON_TYPES.get(getattr(annotation, "__origin__", None))
         schema["properties"][name] = {"type": kind} if kind else {}
@@ -157,7 +160,8 @@ class CodeExecutionAgent:
         }
 
     def execute(self, code: str) -> Execution:
-        """Runs one piece of the model's code, answering its calls with your functions."""
+        """Runs one piece of the model's code, answering its calls with your functions. A
+        container that expired (or was deleted) is replaced: the caller says so to the model."""
         execution = self.sluice.run(
             code,
             container=self.container,
@@ -192,7 +196,16 @@ class CodeExecutionAgent:
                 if call["name"] != CODE_TOOL_NAME:
                     answers.append(_error_result(call["id"], f"there is no tool named {call['name']!r}"))
                     continue
-                execution = self.execute(str(call["input"].get("code", "")))
+                try:
+                    execution = self.execute(str(call["input"].get("code", "")))
+                except (ContainerExpiredError, NotFoundError) as gone:
+                    self.container = None
+                    message = f"the sandbox's state was lost ({gone.code}); variables must be set again"
+                    answers.append(_error_result(call["id"], message))
+                    continue
+                except SluiceError as refused:
+                    answers.append(_error_result(call["id"], f"{refused.code or refused.type}: {refused.message}"))
+                    continue
                 result.executions.append(execution)
                 failed = execution.status == "failed"
                 answers.append({"type": "tool_result", "tool_use_id": call["id"], "content": _output(execution), "is_error": failed})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import httpx
@@ -68,6 +69,18 @@ def test_a_handler_that_raises_is_an_error_result_the_script_can_catch(server: S
         code = "import sluice\ntry:\n    await lookup(q='x')\nexcept sluice.ToolError as e:\n    print('caught', e)"
         done = sluice.run(code, tools=[LOOKUP], handlers={"lookup": lookup})
         assert done.stdout.startswith("caught KeyError"), done
+
+
+def test_run_goes_on_when_the_script_stopped_waiting_for_a_slow_handler(server: Server) -> None:
+    with Sluice(server.base_url, "key-a") as sluice:
+
+        def slow(q: str) -> str:
+            time.sleep(1.0)
+            return q
+
+        code = "try:\n    await lookup(q='x')\nexcept TimeoutError:\n    print('gave up waiting')"
+        done = sluice.run(code, tools=[LOOKUP], handlers={"lookup": slow}, limits={"pending_timeout_ms": 300})
+        assert (done.status, done.stdout) == ("completed", "gave up waiting\n"), done
 
 
 def test_errors_are_typed_with_stable_codes(server: Server) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from conftest import Server
 
 from sluice_client import AsyncSluice, Sluice
@@ -92,6 +93,7 @@ def test_a_pydantic_ai_agent_calls_execute_python(server: Server) -> None:
 def test_smolagents_code_runs_in_sluice_with_its_tools_here(server: Server) -> None:
     from smolagents import tool
     from smolagents.default_tools import FinalAnswerTool
+    from smolagents.local_python_executor import InterpreterError
 
     from sluice_client.integrations.smolagents_executor import SluiceExecutor
 
@@ -113,7 +115,11 @@ def test_smolagents_code_runs_in_sluice_with_its_tools_here(server: Server) -> N
         executor.send_variables({"suffix": "!"})
         step = executor("def twice(q):\n    return shout(q=q) * 2\nloud = twice('ab')\nprint('step one')\nloud")
         assert (step.output, step.logs, step.is_final_answer) == ("'ABAB'", "step one\n", False)
+        joined = executor("print(', '.join(shout(q=w) for w in ['c', 'd']))")
+        assert joined.logs == "C, D\n", "a generator over tool calls is consumed as a list"
+        with pytest.raises(InterpreterError, match="lambda"):
+            executor("f = lambda w: shout(q=w)")
         final = executor("final_answer({'answer': loud + suffix, 'n': len(loud)})")
         assert final.is_final_answer and final.output == {"answer": "ABAB!", "n": 4}
-    assert calls == ["ab"]
+    assert calls == ["ab", "c", "d"]
     assert json.dumps(final.output)

@@ -49,6 +49,10 @@ def test_signatures_come_from_the_functions() -> None:
         """Finds people by name."""
         return name
 
+    def tagged(query: str, *tags: str, **options: int) -> str:
+        return query
+
+    assert python_tool(tagged).input_schema["required"] == ["query"], "variadic parameters take nothing by keyword"
     tool = python_tool(find)
     assert tool.input_schema == {
         "type": "object",

@@ -4,10 +4,14 @@ the model's variables persist."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._client import AsyncSluice, Sluice
+from .._errors import ContainerExpiredError, NotFoundError, SluiceError
+from .._models import Execution
 from ..messages_loop import PythonTool, _output, python_tool
 
 
@@ -21,7 +25,9 @@ def describe(tools: Sequence[PythonTool]) -> str:
 
 
 class CodeTool:
-    """Runs code in one Sluice container, answering calls with the given functions."""
+    """Runs code in one Sluice container, answering calls with the given functions. Calls take
+    turns (a framework that runs tool calls in parallel would otherwise meet a busy container);
+    a container that expired is replaced, and the answer says the state was lost."""
 
     def __init__(
         self,
@@ -35,25 +41,40 @@ class CodeTool:
         self.async_sluice = async_sluice
         self.container: str | None = None
         self.description = describe(self.tools)
+        self._turn = threading.Lock()
+        self._async_turn: asyncio.Lock | None = None
+
+    def _request(self) -> dict[str, Any]:
+        return {
+            "container": self.container,
+            "tools": [t.definition() for t in self.tools],
+            "handlers": {t.name: t.function for t in self.tools},
+        }
+
+    def _answer(self, execution: Execution | None, lost: SluiceError | None) -> str:
+        if lost is not None:
+            self.container = None
+            return f"the sandbox's state was lost ({lost.code}); run the code that sets it up again"
+        assert execution is not None
+        self.container = execution.container.id
+        return _output(execution)
 
     def run(self, code: str) -> str:
-        sluice = self.sluice or Sluice()
-        execution = sluice.run(
-            code,
-            container=self.container,
-            tools=[t.definition() for t in self.tools],
-            handlers={t.name: t.function for t in self.tools},
-        )
-        self.container = execution.container.id
-        return _output(execution)
+        with self._turn:
+            if self.sluice is None:
+                self.sluice = Sluice()
+            try:
+                return self._answer(self.sluice.run(code, **self._request()), None)
+            except (ContainerExpiredError, NotFoundError) as lost:
+                return self._answer(None, lost)
 
     async def arun(self, code: str) -> str:
-        sluice = self.async_sluice or AsyncSluice()
-        execution = await sluice.run(
-            code,
-            container=self.container,
-            tools=[t.definition() for t in self.tools],
-            handlers={t.name: t.function for t in self.tools},
-        )
-        self.container = execution.container.id
-        return _output(execution)
+        if self._async_turn is None:
+            self._async_turn = asyncio.Lock()
+        async with self._async_turn:
+            if self.async_sluice is None:
+                self.async_sluice = AsyncSluice()
+            try:
+                return self._answer(await self.async_sluice.run(code, **self._request()), None)
+            except (ContainerExpiredError, NotFoundError) as lost:
+                return self._answer(None, lost)

@@ -4,6 +4,7 @@ integrations. A call pauses the script; the function runs here; the script resum
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -50,6 +51,11 @@ def _answer(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
+def _awaited(value: Any) -> Any:
+    """A host function's value, run to completion if it is a coroutine (a sync caller)."""
+    return asyncio.run(value) if inspect.iscoroutine(value) else value
+
+
 def run_sync(
     sluice: Sluice, code: str, functions: Mapping[str, Callable[..., Any]], tools: list[dict[str, Any]], container: str | None
 ) -> Execution:
@@ -57,10 +63,7 @@ def run_sync(
 
     def call(function: Callable[..., Any]) -> Callable[..., str]:
         def invoke(args: list[Any] | None = None, kwargs: dict[str, Any] | None = None) -> str:
-            value = function(*(args or []), **(kwargs or {}))
-            if asyncio.iscoroutine(value):
-                value = asyncio.run(value)
-            return _answer(value)
+            return _answer(_awaited(function(*(args or []), **(kwargs or {}))))
 
         return invoke
 
@@ -74,26 +77,32 @@ async def run_async(
     functions: Mapping[str, Callable[..., Any]],
     tools: list[dict[str, Any]],
     container: str | None,
+    limits: Mapping[str, int] | None = None,
 ) -> Execution:
     """As `run_sync`, for coroutine functions too."""
 
     def call(function: Callable[..., Any]) -> Callable[..., Awaitable[str]]:
         async def invoke(args: list[Any] | None = None, kwargs: dict[str, Any] | None = None) -> str:
             value = function(*(args or []), **(kwargs or {}))
-            if asyncio.iscoroutine(value):
+            if inspect.isawaitable(value):
                 value = await value
             return _answer(value)
 
         return invoke
 
     handlers = {name: call(function) for name, function in functions.items()}
-    return await sluice.run(code, tools=tools, handlers=handlers, container=container)
+    return await sluice.run(code, tools=tools, handlers=handlers, container=container, limits=limits)
 
 
 def failure(execution: Execution) -> str | None:
-    """Why an execution did not succeed (a limit, or an uncaught exception), if it did not."""
+    """Why an execution did not succeed (a limit, or an uncaught exception), if it did not,
+    with what it printed before (the model needs both)."""
+    why = None
     if execution.error:
-        return f"{execution.error.type}: {execution.error.message}"
-    if execution.result and execution.result.return_code != 0:
-        return execution.result.stderr.strip() or f"return code {execution.result.return_code}"
-    return None
+        why = f"{execution.error.type}: {execution.error.message}"
+    elif execution.result and execution.result.return_code != 0:
+        why = execution.result.stderr.strip() or f"return code {execution.result.return_code}"
+    if why is None:
+        return None
+    printed, _, _ = split_result(execution)
+    return f"{why}\nPrinted before the error:\n{printed}" if printed.strip() else why

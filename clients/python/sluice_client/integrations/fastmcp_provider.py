@@ -12,27 +12,23 @@ from collections.abc import Callable
 from typing import Any
 
 from .._client import AsyncSluice
+from .._errors import SluiceError
 from ._functions import RESULT_MARKER, failure, host_tool, run_async, shim, split_result
 
 _MAIN = "_sluice_codemode_main"
 
 
 def wrap(code: str, inputs: dict[str, Any], functions: list[str]) -> str:
-    """The code as the body of an async function (so `return` works), after the inputs and the
-    shims of the host functions; its value is printed, marked, as JSON."""
-    body = ast.parse(code).body or [ast.Pass()]
-    main = ast.AsyncFunctionDef(
-        name=_MAIN,
-        args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
-        body=body,
-        decorator_list=[],
-        returns=None,
-    )
-    if "type_params" in ast.AsyncFunctionDef._fields:  # Python 3.12+
-        setattr(main, "type_params", [])
-    module = ast.fix_missing_locations(ast.Module(body=[main], type_ignores=[]))
+    """The code as the body of an async function (so `return` works) whose keyword parameters
+    are the inputs (so the code may rebind them), after the shims of the host functions; its
+    value is printed, marked, as JSON."""
+    defaults = ", ".join(f"{name}=_json.loads({json.dumps(json.dumps(value))})" for name, value in inputs.items())
+    signature = f"*, {defaults}" if defaults else ""
+    template = ast.parse(f"async def {_MAIN}({signature}):\n    pass").body[0]
+    assert isinstance(template, ast.AsyncFunctionDef)
+    template.body = ast.parse(code).body or [ast.Pass()]
+    module = ast.fix_missing_locations(ast.Module(body=[template], type_ignores=[]))
     lines = ["import json as _json"]
-    lines += [f"{name} = _json.loads({json.dumps(json.dumps(value))})" for name, value in inputs.items()]
     lines += [shim(name, f"_host_{name}") for name in functions]
     lines.append(ast.unparse(module))
     lines.append(f"print({RESULT_MARKER!r} + _json.dumps(await {_MAIN}(), default=str))")
@@ -57,7 +53,12 @@ class SluiceSandboxProvider:
         script = wrap(code, dict(inputs or {}), list(functions))
         tools = [host_tool(f"_host_{name}") for name in functions]
         host = {f"_host_{name}": function for name, function in functions.items()}
-        execution = await run_async(self.sluice, script, host, tools, None)
+        execution = await run_async(self.sluice, script, host, tools, None, self.limits)
+        # Each run has a container of its own (CodeMode keeps no state between runs).
+        try:
+            await self.sluice.delete_container(execution.container.id)
+        except SluiceError:
+            pass
         why = failure(execution)
         if why:
             raise RuntimeError(why)

@@ -25,5 +25,8 @@ def sluice_toolset(
         return await code_tool.arun(code)
 
     toolset: FunctionToolset[Any] = FunctionToolset()
-    toolset.add_function(execute_python, name=name, description=code_tool.description, takes_ctx=False)
+    # One container: the model's calls take turns rather than meet a busy container.
+    toolset.add_function(
+        execute_python, name=name, description=code_tool.description, takes_ctx=False, sequential=True
+    )
     return toolset

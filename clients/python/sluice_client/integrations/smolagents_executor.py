@@ -74,6 +74,20 @@ class _AwaitCalls(ast.NodeTransformer):
         self.generic_visit(node)
         return ast.Await(value=node) if self._awaits(node) else node
 
+    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> ast.AST:
+        # `", ".join(search(q) for q in qs)`: with an await inside it would be an async
+        # generator; a list gives the consumer the same items.
+        self.generic_visit(node)
+        if any(isinstance(inner, ast.Await) for inner in ast.walk(node)):
+            return ast.copy_location(ast.ListComp(elt=node.elt, generators=node.generators), node)
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in self.awaited for n in ast.walk(node)):
+            raise InterpreterError("a tool cannot be called inside a lambda here: use a def")
+        self.generic_visit(node)
+        return node
+
 
 def rewrite(code: str, tools: set[str]) -> str:
     """Awaits tool calls, to a fixed point (an async function's callers await it too); the
