@@ -8,7 +8,7 @@
 use super::auth::Authenticated;
 use super::error::ApiError;
 use crate::engine::service::{ExecutionStatus, ExecutionView, NewExecution, Owner, Service};
-use crate::tools::search::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, python_signature, search};
+use crate::tools::search::{DEFAULT_SEARCH_LIMIT, MAX_QUERY_BYTES, MAX_SEARCH_LIMIT, python_signature, search};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
@@ -81,6 +81,9 @@ impl SluiceMcp {
 
     fn search_tools(&self, owner: &Owner, arguments: &Map<String, Value>) -> CallToolResult {
         let query = arguments.get("query").and_then(Value::as_str).unwrap_or("");
+        if query.len() > MAX_QUERY_BYTES {
+            return refusal("invalid_request_error", &format!("query is longer than {MAX_QUERY_BYTES} bytes"));
+        }
         let limit = match arguments.get("limit") {
             None | Some(Value::Null) => DEFAULT_SEARCH_LIMIT,
             Some(value) => match value.as_u64() {

@@ -33,7 +33,7 @@ fn load_tools(tools: Option<&Path>, mcp: &McpServers, answers: &Answers) -> Resu
             serde_json::from_value(value).map_err(|e| format!("tools file {}: {e}", path.display()))?
         }
     };
-    for tool in mcp.tools() {
+    for tool in mcp.tools(Some(crate::engine::OFFLINE_OWNER)) {
         if !definitions.iter().any(|d| d.name == tool.name()) {
             definitions.push(tool.definition.clone());
         }

@@ -16,6 +16,7 @@ pub(crate) mod tokens;
 mod waiting;
 
 pub use dispatch::{Dispatch, Dispatcher};
+pub(crate) use offline::OFFLINE_OWNER;
 pub use offline::{Answers, ScriptRun, run_script};
 pub use run::{Moved, Run, RunContext};
 pub use waiting::WaitingRun;

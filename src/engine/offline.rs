@@ -18,6 +18,9 @@ pub struct ScriptRun {
     pub run: Run,
 }
 
+/// Who an offline run (`sluice run`) acts as: what its MCP sessions are keyed by.
+pub(crate) const OFFLINE_OWNER: &str = "local";
+
 /// Runs `code` in `container` until it ends, answering every tool call through `dispatcher`
 /// (which must not hand calls to a client: there is none).
 pub async fn run_script(
@@ -30,7 +33,7 @@ pub async fn run_script(
     let context = RunContext {
         execution_id: format!("exec_{}", uuid::Uuid::new_v4().simple()),
         container_id: container.id().to_string(),
-        owner: "local".into(),
+        owner: OFFLINE_OWNER.into(),
         number: container.executions() + 1,
     };
     let run = Run::new(context, toolset, limits, Arc::new(crate::audit::Discard));

@@ -13,6 +13,8 @@ use std::sync::Arc;
 pub(crate) const DEFAULT_SEARCH_LIMIT: usize = 10;
 /// The most a search returns.
 pub(crate) const MAX_SEARCH_LIMIT: usize = 100;
+/// Longest query taken (a few sentences; a longer one is refused before any work).
+pub(crate) const MAX_QUERY_BYTES: usize = 1_000;
 /// BM25's saturation and length normalisation, at their usual values.
 const BM25_K1: f64 = 1.2;
 const BM25_B: f64 = 0.75;
@@ -55,7 +57,7 @@ fn document(tool: &Tool) -> Vec<String> {
 }
 
 /// The tools that match `query`, best first (ties by name), at most `limit`. A blank query
-/// matches every tool, by name.
+/// matches every tool, by name. Callers bound the query ([`MAX_QUERY_BYTES`]).
 pub(crate) fn search(tools: &[Arc<Tool>], query: &str, limit: usize) -> Vec<Arc<Tool>> {
     let limit = limit.clamp(1, MAX_SEARCH_LIMIT);
     let mut query_words = words(query);
@@ -67,26 +69,36 @@ pub(crate) fn search(tools: &[Arc<Tool>], query: &str, limit: usize) -> Vec<Arc<
         sorted.truncate(limit);
         return sorted;
     }
-    let documents: Vec<Vec<String>> = sorted.iter().map(|tool| document(tool)).collect();
+    // Each document's word counts, once: scoring is then a lookup per query word.
+    let documents: Vec<(usize, HashMap<String, usize>)> = sorted
+        .iter()
+        .map(|tool| {
+            let words = document(tool);
+            let mut counts = HashMap::new();
+            for word in &words {
+                *counts.entry(word.clone()).or_default() += 1;
+            }
+            (words.len(), counts)
+        })
+        .collect();
     let count = documents.len() as f64;
-    let average_length = documents.iter().map(Vec::len).sum::<usize>() as f64 / count.max(1.0);
-    let containing = |word: &str| documents.iter().filter(|d| d.iter().any(|w| w == word)).count() as f64;
+    let average_length = documents.iter().map(|(length, _)| *length).sum::<usize>() as f64 / count.max(1.0);
     let idf: HashMap<&str, f64> = query_words
         .iter()
         .map(|word| {
-            let n = containing(word);
+            let n = documents.iter().filter(|(_, counts)| counts.contains_key(word)).count() as f64;
             (word.as_str(), ((count - n + 0.5) / (n + 0.5) + 1.0).ln())
         })
         .collect();
     let mut scored: Vec<(f64, Arc<Tool>)> = sorted
         .into_iter()
         .zip(&documents)
-        .map(|(tool, document)| {
-            let length_factor = 1.0 - BM25_B + BM25_B * document.len() as f64 / average_length.max(1.0);
+        .map(|(tool, (length, counts))| {
+            let length_factor = 1.0 - BM25_B + BM25_B * *length as f64 / average_length.max(1.0);
             let score = query_words
                 .iter()
                 .map(|word| {
-                    let frequency = document.iter().filter(|w| *w == word).count() as f64;
+                    let frequency = counts.get(word).copied().unwrap_or(0) as f64;
                     idf[word.as_str()] * frequency * (BM25_K1 + 1.0) / (frequency + BM25_K1 * length_factor)
                 })
                 .sum::<f64>();
@@ -152,7 +164,10 @@ pub(crate) fn python_signature(tool: &Tool) -> String {
     let mut signature = format!("async def {}({arguments}) -> str", definition.name);
     match definition.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
         Some(description) => {
-            let body = description.replace("\"\"\"", "\\\"\\\"\\\"").replace('\n', "\n    ");
+            let mut body = description.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"").replace('\n', "\n    ");
+            if body.ends_with('"') {
+                body.push(' '); // `""""` would end the docstring a quote early
+            }
             signature.push_str(&format!(":\n    \"\"\"{body}\"\"\""));
         }
         None => signature.push_str(": ..."),
@@ -206,6 +221,13 @@ mod tests {
             signature,
             "async def db__find(*, query: str, limit: int | None = None, tags: list | None = None) -> str:\n    \"\"\"Find rows.\n    Fast.\"\"\""
         );
+        let quoted = python_signature(&tool("q", r#"says "hi" in C:\"#, serde_json::json!({"type": "object"})));
+        assert_eq!(
+            quoted, "async def q() -> str:\n    \"\"\"says \"hi\" in C:\\\\\"\"\"",
+            "a trailing backslash is escaped"
+        );
+        let ends_quoted = python_signature(&tool("e", r#"say "hi""#, serde_json::json!({"type": "object"})));
+        assert!(ends_quoted.ends_with("say \"hi\" \"\"\""), "{ends_quoted}");
         let bare = Tool::new(ToolDefinition::code_callable("ping")).unwrap();
         assert_eq!(python_signature(&bare), "async def ping() -> str: ...");
     }

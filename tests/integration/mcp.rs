@@ -96,7 +96,7 @@ async fn code_joins_three_real_mcp_servers_in_one_audited_execution() {
     let Some(parts) = parts() else { return };
     let dir = scratch("join");
     let mcp = servers(&parts.config(&dir)).await;
-    let names: Vec<String> = mcp.tools().iter().map(|t| t.name().to_owned()).collect();
+    let names: Vec<String> = mcp.tools(None).iter().map(|t| t.name().to_owned()).collect();
     for expected in ["time__convert_time", "sqlite__read_query", "memory__create_entities", "memory__read_graph"] {
         assert!(names.iter().any(|n| n == expected), "{expected} missing from {names:?}");
     }
@@ -278,17 +278,27 @@ async fn a_changed_tool_list_is_listed_again() {
     let dir = scratch("changing");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/changing_server.py");
     let mcp = servers(&json!({"mcpServers": {"changing": {"command": parts.python, "args": [script]}}})).await;
-    assert!(mcp.get("changing__unlock").is_some() && mcp.get("changing__secret").is_none());
+    assert!(mcp.get(None, "changing__unlock").is_some() && mcp.get(None, "changing__secret").is_none());
     let app = router(&dir, mcp.clone()).await;
     let view = execute(&app, "a", "print(await changing__unlock())", &["changing__unlock"]).await;
     assert_eq!(view["result"]["stdout"], "unlocked\n", "{view}");
+    let listed = |key: &'static str| {
+        let app = app.clone();
+        async move {
+            let (_, tools) = send(&app, "GET", "/v1/tools", None, key).await;
+            tools["data"].as_array().unwrap().iter().any(|t| t["name"] == "changing__secret")
+        }
+    };
     let deadline = Instant::now() + Duration::from_secs(10);
-    while mcp.get("changing__secret").is_none() {
+    while !listed("a").await {
         assert!(Instant::now() < deadline, "the new tool was not listed after notifications/tools/list_changed");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let view = execute(&app, "a", "print(await changing__secret())", &["changing__secret"]).await;
     assert_eq!(view["result"]["stdout"], "the secret\n", "{view}");
+    // The change happened in key a's session (a process of its own): key b's list is unchanged.
+    assert!(!listed("b").await, "one key's session changed what another key sees");
+    assert!(mcp.get(None, "changing__secret").is_none());
 }
 
 #[test]

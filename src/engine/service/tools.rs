@@ -8,7 +8,7 @@ impl Service {
     pub fn create_tool(&self, owner: &Owner, definition: ToolDefinition) -> Result<Arc<Tool>, ServiceError> {
         use crate::tools::registry::RegistryError;
         self.check_destination(&definition)?;
-        if self.inner.config.mcp.get(&definition.name).is_some() {
+        if self.inner.config.mcp.get(None, &definition.name).is_some() {
             return Err(ServiceError::Conflict(format!(
                 "{:?} is a tool of one of the operator's MCP servers; choose another name",
                 definition.name
@@ -24,7 +24,7 @@ impl Service {
     /// `owner`'s tools, by name, then the MCP servers' tools.
     pub fn list_tools(&self, owner: &Owner) -> Vec<Arc<Tool>> {
         let mut tools = self.inner.registry.list(owner);
-        tools.extend(self.inner.config.mcp.tools());
+        tools.extend(self.inner.config.mcp.tools(Some(owner)));
         tools
     }
 
@@ -41,14 +41,14 @@ impl Service {
         self.inner
             .registry
             .get(owner, name)
-            .or_else(|| self.inner.config.mcp.get(name))
+            .or_else(|| self.inner.config.mcp.get(Some(owner), name))
             .ok_or_else(|| ServiceError::NotFound(format!("tool {name}")))
     }
 
     pub fn delete_tool(&self, owner: &Owner, name: &str) -> Result<(), ServiceError> {
         if self.inner.registry.delete(owner, name) {
             Ok(())
-        } else if self.inner.config.mcp.get(name).is_some() {
+        } else if self.inner.config.mcp.get(Some(owner), name).is_some() {
             Err(ServiceError::Conflict(format!(
                 "{name:?} comes from the operator's MCP configuration and cannot be deleted"
             )))

@@ -31,6 +31,8 @@ pub(crate) const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 pub(crate) const INITIAL_LISTING_WAIT: Duration = Duration::from_secs(20);
 /// Largest result text taken from a server (the same bound as an `http` tool's body).
 pub(crate) const MAX_RESULT_BYTES: usize = crate::tools::http::MAX_RESULT_BYTES;
+/// Tools kept of one server's list (the rest are left out, with a warning).
+pub(crate) const MAX_TOOLS_PER_SERVER: usize = 1_000;
 /// Sessions one server may have open at once (one per API key that used it, LRU beyond).
 pub(crate) const MAX_SESSIONS_PER_SERVER: usize = 64;
 /// A key's session unused this long is closed (its process stopped); the next call starts
@@ -77,14 +79,23 @@ impl McpServers {
         self.servers.is_empty()
     }
 
-    /// Every tool the servers offer now, as Sluice tools (by name). A server whose list is
-    /// unknown (it could not be reached) is asked again in the background.
-    pub fn tools(&self) -> Vec<Arc<Tool>> {
-        self.servers.values().flat_map(|server| server.tools()).collect()
+    /// Every tool the servers offer `owner` now (what every key sees when `None`), as Sluice
+    /// tools by name; where two servers' tools get one Sluice name, the first server's wins. A
+    /// server whose list is unknown (it could not be reached) is asked again in the background.
+    pub fn tools(&self, owner: Option<&str>) -> Vec<Arc<Tool>> {
+        let mut by_name: BTreeMap<String, Arc<Tool>> = BTreeMap::new();
+        for tool in self.servers.values().flat_map(|server| server.tools(owner)) {
+            if let Some(first) = by_name.get(tool.name()) {
+                tracing::debug!(tool = tool.name(), kept = ?first.definition.executor, "two MCP tools share a name");
+                continue;
+            }
+            by_name.insert(tool.name().to_owned(), tool);
+        }
+        by_name.into_values().collect()
     }
 
-    pub fn get(&self, name: &str) -> Option<Arc<Tool>> {
-        self.servers.values().find_map(|server| server.tool(name))
+    pub fn get(&self, owner: Option<&str>, name: &str) -> Option<Arc<Tool>> {
+        self.servers.values().find_map(|server| server.tool(owner, name))
     }
 
     /// Calls `tool` of `server` for `owner` (whose session it uses, unless the server is
@@ -158,7 +169,10 @@ fn sluice_tool(server: &str, config: &McpServerConfig, tool: &rmcp::model::Tool)
 /// whose name collides with an earlier one, or whose schema Sluice cannot check, is left out.
 fn catalog_of(server: &str, config: &McpServerConfig, listed: &[rmcp::model::Tool]) -> Catalog {
     let mut tools = BTreeMap::new();
-    for tool in listed {
+    if listed.len() > MAX_TOOLS_PER_SERVER {
+        tracing::warn!(server, listed = listed.len(), "MCP server lists more tools than are kept");
+    }
+    for tool in listed.iter().take(MAX_TOOLS_PER_SERVER) {
         let offered = config.allowed_tools.as_ref().is_none_or(|allowed| allowed.iter().any(|a| a == &*tool.name))
             && !config.denied_tools.iter().any(|d| d == &*tool.name);
         if !offered {

@@ -31,27 +31,58 @@ pub(crate) struct Catalog {
     pub(crate) tools: BTreeMap<String, Arc<Tool>>,
 }
 
-/// A live MCP session and when it was last used.
+/// A catalog as one session last listed it: `None` until then.
+type SharedCatalog = Arc<RwLock<Option<Catalog>>>;
+
+/// A live MCP session.
 struct Session {
     service: RunningService<RoleClient, Listener>,
 }
 
-/// Where one scope's session lives; its lock is held while the session starts, so two calls
-/// of one key never start two processes, while other keys go on.
+impl Session {
+    /// Whether it can still carry a call: not cancelled, and its transport not closed (a stdio
+    /// child that exited closes the transport without cancelling the service).
+    fn is_live(&self) -> bool {
+        !self.service.is_closed() && !self.service.peer().is_transport_closed()
+    }
+}
+
+/// One scope's session (a key's, or the shared one), what that session listed, and when it
+/// last failed to start. Its lock is held while the session starts, so two calls of one key
+/// never start two processes, while other keys go on.
 #[derive(Default)]
 struct Slot {
     session: tokio::sync::Mutex<Option<Arc<Session>>>,
     last_used: Mutex<Option<Instant>>,
+    /// The tools this session listed after it said its list changed (a key's session of a
+    /// stateful server may offer tools the others do not); the shared slot's is the server's.
+    catalog: SharedCatalog,
+    /// When a start last failed (the next waits [`RESTART_BACKOFF`]).
+    failed_start: Mutex<Option<Instant>>,
+}
+
+impl Slot {
+    /// Neither starting nor carrying a call: safe to close.
+    fn is_idle(&self) -> bool {
+        self.session.try_lock().is_ok_and(|held| held.as_ref().is_none_or(|s| Arc::strong_count(s) == 1))
+    }
+
+    fn failed_within(&self, window: Duration) -> bool {
+        lock(&self.failed_start).is_some_and(|at| at.elapsed() < window)
+    }
+
+    fn touch(&self) {
+        *lock(&self.last_used) = Some(Instant::now());
+    }
 }
 
 pub(crate) struct Server {
     pub(crate) name: String,
     config: Arc<McpServerConfig>,
-    /// `None` until the server has been listed once.
-    catalog: Arc<RwLock<Option<Catalog>>>,
+    /// The shared session's slot, whose catalog every key sees unless its own session listed
+    /// its own.
+    shared: Arc<Slot>,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
-    /// When a start last failed (the next waits [`RESTART_BACKOFF`]).
-    failed_start: Mutex<Option<Instant>>,
     /// A listing runs in the background.
     listing: AtomicBool,
 }
@@ -66,37 +97,61 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+fn read(catalog: &SharedCatalog) -> std::sync::RwLockReadGuard<'_, Option<Catalog>> {
+    catalog.read().unwrap_or_else(|p| p.into_inner())
+}
+
 fn unavailable(message: String) -> ToolFailure {
     ToolFailure::new(FailureCode::Unavailable, message)
 }
 
 impl Server {
     pub(crate) fn new(name: String, config: McpServerConfig) -> Arc<Self> {
+        let shared = Arc::new(Slot::default());
+        let slots = HashMap::from([(SHARED_SCOPE.to_owned(), shared.clone())]);
         Arc::new(Self {
             name,
             config: Arc::new(config),
-            catalog: Arc::default(),
-            slots: Mutex::default(),
-            failed_start: Mutex::default(),
+            shared,
+            slots: Mutex::new(slots),
             listing: AtomicBool::new(false),
         })
     }
 
-    pub(crate) fn tools(self: &Arc<Self>) -> Vec<Arc<Tool>> {
-        let catalog = self.catalog.read().unwrap_or_else(|p| p.into_inner());
-        match catalog.as_ref() {
+    fn scope<'a>(&self, owner: &'a str) -> &'a str {
+        match self.config.isolation {
+            SessionIsolation::PerKey => owner,
+            SessionIsolation::Shared => SHARED_SCOPE,
+        }
+    }
+
+    /// The catalog `owner` sees: its own session's listing if it has one, else the server's.
+    fn catalog_for(&self, owner: Option<&str>) -> SharedCatalog {
+        let own = owner.map(|o| self.scope(o)).and_then(|scope| lock(&self.slots).get(scope).cloned());
+        match own {
+            Some(slot) if read(&slot.catalog).is_some() => slot.catalog.clone(),
+            _ => self.shared.catalog.clone(),
+        }
+    }
+
+    /// The tools `owner` may call (every key's when `None`).
+    pub(crate) fn tools(self: &Arc<Self>, owner: Option<&str>) -> Vec<Arc<Tool>> {
+        let catalog = self.catalog_for(owner);
+        let listed = read(&catalog);
+        match listed.as_ref() {
             Some(catalog) => catalog.tools.values().cloned().collect(),
             None => {
-                drop(catalog);
+                drop(listed);
                 let _ = self.list_in_background();
                 Vec::new()
             }
         }
     }
 
-    pub(crate) fn tool(self: &Arc<Self>, name: &str) -> Option<Arc<Tool>> {
-        let catalog = self.catalog.read().unwrap_or_else(|p| p.into_inner());
-        catalog.as_ref().and_then(|c| c.tools.get(name).cloned())
+    pub(crate) fn tool(self: &Arc<Self>, owner: Option<&str>, name: &str) -> Option<Arc<Tool>> {
+        let catalog = self.catalog_for(owner);
+        let listed = read(&catalog);
+        listed.as_ref().and_then(|c| c.tools.get(name).cloned())
     }
 
     /// Lists the server's tools (through the shared session) and keeps them.
@@ -108,7 +163,7 @@ impl Server {
             .map_err(|e| unavailable(format!("MCP server {} could not list its tools: {e}", self.name)))?;
         let catalog = catalog_of(&self.name, &self.config, &listed);
         let count = catalog.tools.len();
-        *self.catalog.write().unwrap_or_else(|p| p.into_inner()) = Some(catalog);
+        *self.shared.catalog.write().unwrap_or_else(|p| p.into_inner()) = Some(catalog);
         Ok(count)
     }
 
@@ -116,7 +171,7 @@ impl Server {
     /// was never listed (it could not be reached), once at a time, no sooner than the backoff
     /// allows. `None` when a listing is under way or must wait.
     pub(crate) fn list_in_background(self: &Arc<Self>) -> Option<tokio::task::JoinHandle<()>> {
-        if self.failed_within(LISTING_RETRY) || self.listing.swap(true, Ordering::AcqRel) {
+        if self.shared.failed_within(LISTING_RETRY) || self.listing.swap(true, Ordering::AcqRel) {
             return None;
         }
         let server = self.clone();
@@ -129,10 +184,6 @@ impl Server {
         }))
     }
 
-    fn failed_within(&self, window: Duration) -> bool {
-        lock(&self.failed_start).is_some_and(|at| at.elapsed() < window)
-    }
-
     pub(crate) async fn call(
         &self,
         tool: &str,
@@ -140,14 +191,15 @@ impl Server {
         owner: &str,
         timeout: Option<Duration>,
     ) -> Result<String, ToolFailure> {
-        let scope = match self.config.isolation {
-            SessionIsolation::PerKey => owner,
-            SessionIsolation::Shared => SHARED_SCOPE,
-        };
+        let scope = self.scope(owner);
         let session = self.session(scope).await?;
         let timeout = timeout.unwrap_or(DEFAULT_CALL_TIMEOUT);
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(input.clone());
+        // Dropping the call at its timeout sends the server a cancellation (rmcp cancels on drop).
         let answered = tokio::time::timeout(timeout, session.service.peer().call_tool(params)).await;
+        if let Some(slot) = lock(&self.slots).get(scope) {
+            slot.touch();
+        }
         match answered {
             Ok(Ok(result)) => result_text(result),
             // The server's own JSON-RPC error (an unknown tool, arguments it refuses).
@@ -162,11 +214,16 @@ impl Server {
                     self.name
                 )))
             }
-            Err(_) => Err(unavailable(format!(
-                "MCP server {} did not answer {tool} within {} ms; the tool may still have acted",
-                self.name,
-                timeout.as_millis()
-            ))),
+            Err(_) => {
+                // A server that does not answer may be stuck: the next call gets a fresh one.
+                drop(session);
+                self.forget_stuck(scope).await;
+                Err(unavailable(format!(
+                    "MCP server {} did not answer {tool} within {} ms; the tool may still have acted",
+                    self.name,
+                    timeout.as_millis()
+                )))
+            }
         }
     }
 
@@ -174,14 +231,14 @@ impl Server {
     async fn session(&self, scope: &str) -> Result<Arc<Session>, ToolFailure> {
         let slot = self.slot(scope)?;
         let mut session = slot.session.lock().await;
-        *lock(&slot.last_used) = Some(Instant::now());
-        if let Some(live) = session.as_ref().filter(|s| !s.service.is_closed()) {
+        slot.touch();
+        if let Some(live) = session.as_ref().filter(|s| s.is_live()) {
             return Ok(live.clone());
         }
         if session.take().is_some() {
             tracing::warn!(server = %self.name, "MCP session ended; starting it again");
         }
-        if self.failed_within(RESTART_BACKOFF) {
+        if slot.failed_within(RESTART_BACKOFF) {
             return Err(unavailable(format!(
                 "MCP server {} failed to start less than {} ms ago",
                 self.name,
@@ -189,7 +246,7 @@ impl Server {
             )));
         }
         let listener =
-            Listener { server: self.name.clone(), config: self.config.clone(), catalog: self.catalog.clone() };
+            Listener { server: self.name.clone(), config: self.config.clone(), catalog: slot.catalog.clone() };
         let owner = if scope == SHARED_SCOPE { SHARED_OWNER } else { scope };
         let config = self.config.for_owner(owner);
         let connecting = connect(&self.name, &config, listener);
@@ -201,13 +258,13 @@ impl Server {
         };
         match started {
             Ok(service) => {
-                *lock(&self.failed_start) = None;
+                *lock(&slot.failed_start) = None;
                 let live = Arc::new(Session { service });
                 *session = Some(live.clone());
                 Ok(live)
             }
             Err(message) => {
-                *lock(&self.failed_start) = Some(Instant::now());
+                *lock(&slot.failed_start) = Some(Instant::now());
                 Err(unavailable(message))
             }
         }
@@ -224,16 +281,27 @@ impl Server {
         }
     }
 
+    /// Ends the scope's session after a call it did not answer, unless other calls still use it.
+    async fn forget_stuck(&self, scope: &str) {
+        let slot = lock(&self.slots).get(scope).cloned();
+        if let Some(slot) = slot {
+            let mut held = slot.session.lock().await;
+            if held.as_ref().is_some_and(|s| Arc::strong_count(s) == 1) {
+                *held = None;
+            }
+        }
+    }
+
     /// The scope's slot; past the cap on sessions, the least recently used idle one is closed.
     fn slot(&self, scope: &str) -> Result<Arc<Slot>, ToolFailure> {
         let mut slots = lock(&self.slots);
         if let Some(slot) = slots.get(scope) {
             return Ok(slot.clone());
         }
-        if slots.len() >= MAX_SESSIONS_PER_SERVER {
+        if slots.len() > MAX_SESSIONS_PER_SERVER {
             let idle = slots
                 .iter()
-                .filter(|(scope, slot)| scope.as_str() != SHARED_SCOPE && slot.session.try_lock().is_ok())
+                .filter(|(scope, slot)| scope.as_str() != SHARED_SCOPE && slot.is_idle())
                 .min_by_key(|(_, slot)| *lock(&slot.last_used))
                 .map(|(scope, _)| scope.clone());
             match idle {
@@ -258,8 +326,7 @@ impl Server {
         let mut slots = lock(&self.slots);
         slots.retain(|scope, slot| {
             let recent = lock(&slot.last_used).is_none_or(|at| at.elapsed() < idle);
-            // A slot whose lock is held is in use (a call or a start): it stays.
-            scope.as_str() == SHARED_SCOPE || recent || slot.session.try_lock().is_err()
+            scope.as_str() == SHARED_SCOPE || recent || !slot.is_idle()
         });
     }
 
@@ -274,12 +341,14 @@ impl Server {
     }
 }
 
-/// Receives a session's notifications: a changed tool list is listed again.
+/// Receives a session's notifications: a changed tool list is listed again, into that
+/// session's own catalog (the server's, for the shared session), so one key's session never
+/// rewrites what the others see.
 #[derive(Clone)]
 pub(crate) struct Listener {
     server: String,
     config: Arc<McpServerConfig>,
-    catalog: Arc<RwLock<Option<Catalog>>>,
+    catalog: SharedCatalog,
 }
 
 impl ClientHandler for Listener {
@@ -373,13 +442,29 @@ mod starting {
     }
 
     /// A stdio server's stderr, line by line into the log (read, so the child never blocks
-    /// on a full pipe).
+    /// on a full pipe); a line is kept to [`MAX_LOGGED_LINE`] bytes as it is read, however
+    /// long the server makes it.
     async fn log_stderr(name: String, stderr: tokio::process::ChildStderr) {
         use tokio::io::AsyncBufReadExt;
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        while let Ok(Some(mut line)) = lines.next_line().await {
-            line.truncate(line.floor_char_boundary(MAX_LOGGED_LINE));
-            tracing::debug!(server = %name, "{line}");
+        let mut reader = tokio::io::BufReader::new(stderr);
+        let mut line = Vec::with_capacity(MAX_LOGGED_LINE);
+        loop {
+            let Ok(buffer) = reader.fill_buf().await else { return };
+            if buffer.is_empty() {
+                return;
+            }
+            let (chunk, ends_line) = match buffer.iter().position(|&b| b == b'\n') {
+                Some(end) => (&buffer[..end], true),
+                None => (buffer, false),
+            };
+            let room = MAX_LOGGED_LINE.saturating_sub(line.len());
+            line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            let used = chunk.len() + usize::from(ends_line);
+            reader.consume(used);
+            if ends_line {
+                tracing::debug!(server = %name, "{}", String::from_utf8_lossy(&line));
+                line.clear();
+            }
         }
     }
 }
@@ -424,7 +509,7 @@ mod tests {
         server.slot("newcomer").unwrap();
         let now = scopes(&server);
         assert!(!now.contains(&"key_0".to_owned()) && now.contains(&"newcomer".to_owned()));
-        assert_eq!(now.len(), MAX_SESSIONS_PER_SERVER);
+        assert_eq!(now.len(), MAX_SESSIONS_PER_SERVER + 1, "the keys' sessions and the shared one");
 
         // Every session busy: a new key is told to try again rather than evicting one in use.
         let held: Vec<_> = now.iter().map(|scope| server.slot(scope).unwrap()).collect();
