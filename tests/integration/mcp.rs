@@ -348,3 +348,41 @@ async fn a_streamable_http_server_is_a_tool_source_too() {
     let _ = child.wait();
     assert_eq!(view["result"]["stdout"], "unlocked\n", "{view}");
 }
+
+/// Processes whose command line mentions `marker`.
+fn processes_mentioning(marker: &str) -> usize {
+    let mine = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().chars().all(|c| c.is_ascii_digit()))
+        .filter(|entry| entry.file_name().to_string_lossy() != mine)
+        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
+        .filter(|cmdline| String::from_utf8_lossy(cmdline).contains(marker))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_a_stdio_server_starts_ends_with_its_session() {
+    let Some(parts) = parts() else { return };
+    let dir = scratch("group");
+    // The server (`sh`, like `npx`) starts node, and a helper that never reads stdin and so
+    // would not notice the session ending: only ending the process group ends it.
+    let keepalive = dir.join("keepalive");
+    std::fs::write(&keepalive, "").unwrap();
+    let script = "tail -f \"$2\" > /dev/null & node \"$0\" \"$1\"; wait";
+    let config = json!({"mcpServers": {"memory": {
+        "command": "sh", "args": ["-c", script, parts.memory_server, dir.join("memory.jsonl"), keepalive],
+        "isolation": "shared"
+    }}});
+    let mcp = servers(&config).await;
+    assert!(mcp.get(None, "memory__read_graph").is_some(), "the server started through sh");
+    let script_marker = keepalive.to_string_lossy().into_owned();
+    assert!(processes_mentioning(&script_marker) >= 2, "sh and its tail run");
+    mcp.shutdown().await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while processes_mentioning(&script_marker) > 0 {
+        assert!(Instant::now() < deadline, "the server's own child outlived its session");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -22,6 +22,9 @@ const SHARED_SCOPE: &str = "";
 /// A server that could not be listed is listed again in the background no sooner than this
 /// (once listed, a dead session is started again by the next call, after [`RESTART_BACKOFF`]).
 const LISTING_RETRY: Duration = Duration::from_secs(30);
+/// The longest ending a server's sessions takes at shutdown (a graceful stop waits for the
+/// child a few seconds before it is killed).
+const CLOSE_BUDGET: Duration = Duration::from_secs(2);
 /// What `${SLUICE_OWNER}` reads as in the shared session's configuration.
 const SHARED_OWNER: &str = "shared";
 
@@ -330,14 +333,17 @@ impl Server {
         });
     }
 
+    /// Ends every session at once: each server is asked to stop (stdin closed, then SIGTERM)
+    /// and, past [`CLOSE_BUDGET`], killed with its process group.
     pub(crate) async fn close_all(&self) {
         let slots: Vec<_> = lock(&self.slots).drain().map(|(_, slot)| slot).collect();
+        let mut sessions = Vec::new();
         for slot in slots {
-            let session = slot.session.lock().await.take();
-            if let Some(session) = session.and_then(Arc::into_inner) {
-                let _ = session.service.cancel().await;
-            }
+            sessions.extend(slot.session.lock().await.take().and_then(Arc::into_inner));
         }
+        let closing = sessions.into_iter().map(|session| session.service.cancel());
+        // Past the budget the remaining closes are dropped, which kills their children.
+        let _ = tokio::time::timeout(CLOSE_BUDGET, futures_util::future::join_all(closing)).await;
     }
 }
 
@@ -405,7 +411,11 @@ mod starting {
                 if let Some(dir) = &config.cwd {
                     command.current_dir(dir);
                 }
-                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(command)
+                // A group of its own: ending the session ends what the server started too
+                // (`npx` runs the server as a grandchild).
+                let mut wrapped = process_wrap::tokio::CommandWrap::from(command);
+                wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(wrapped)
                     .stderr(std::process::Stdio::piped())
                     .spawn()
                     .map_err(|e| format!("MCP server {name}: cannot start {program:?}: {e}"))?;
