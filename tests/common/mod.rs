@@ -21,6 +21,13 @@ pub fn subject_present(subject: &str, present: bool) -> bool {
     present
 }
 
+/// The Python test env (`tests/python/setup.sh`), or `None` after [`subject_present`] said
+/// the test skips.
+pub fn python_parts() -> Option<crate::python_env::PythonParts> {
+    let found = crate::python_env::PythonParts::find();
+    subject_present("the Python test env (run tests/python/setup.sh)", found.is_some()).then_some(found?)
+}
+
 /// The server key every store of the tests is sealed with (a store reopened needs the same).
 pub fn server_key() -> ServerKey {
     ServerKey::new(b"the key every test store shares".to_vec()).expect("long enough")

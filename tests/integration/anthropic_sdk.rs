@@ -3,17 +3,12 @@
 //! `tests/python/setup.sh`).
 
 use crate::common;
-use crate::python_env::PythonParts;
 use serde_json::{Value, json};
 use std::path::Path;
 
 #[test]
 fn the_anthropic_sdk_validates_every_body() {
-    let found = PythonParts::find();
-    if !common::subject_present("the anthropic SDK (run tests/python/setup.sh)", found.is_some()) {
-        return;
-    }
-    let parts = found.unwrap();
+    let Some(parts) = common::python_parts() else { return };
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("sdk-{}", uuid::Uuid::new_v4()));
     let data = dir.join("data");
     let args = ["--data-dir", data.to_str().unwrap(), "--api-key", "k1", "--max-containers", "2"];

@@ -32,7 +32,13 @@ fn router_allowing(base: &str) -> Router {
     router_with(config, &[])
 }
 
-async fn send(app: &Router, method: &str, uri: &str, body: Option<Value>, key: Option<&str>) -> (StatusCode, Value) {
+pub(crate) async fn send(
+    app: &Router,
+    method: &str,
+    uri: &str,
+    body: Option<Value>,
+    key: Option<&str>,
+) -> (StatusCode, Value) {
     let mut request = Request::builder().method(method).uri(uri);
     if let Some(key) = key {
         request = request.header("authorization", format!("Bearer {key}"));

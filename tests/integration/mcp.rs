@@ -6,21 +6,12 @@ use crate::common;
 use crate::python_env::PythonParts;
 
 use axum::Router;
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
+use axum::http::StatusCode;
 use serde_json::{Value, json};
 use sluice::{ApiKeys, AppState, McpConfig, McpServers, Service, ServiceConfig, app};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tower::ServiceExt;
-
-/// The real MCP parts, or `None` after saying the test skips (failing instead in CI).
-fn parts() -> Option<PythonParts> {
-    let found = PythonParts::find();
-    common::subject_present("the MCP test parts (run tests/python/setup.sh)", found.is_some()).then_some(found?)
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mcp-{name}-{}", uuid::Uuid::new_v4()));
@@ -41,16 +32,7 @@ async fn router(dir: &Path, mcp: McpServers) -> Router {
 }
 
 async fn send(app: &Router, method: &str, uri: &str, body: Option<Value>, key: &str) -> (StatusCode, Value) {
-    let request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("authorization", format!("Bearer {key}"))
-        .header("content-type", "application/json");
-    let body = body.map_or_else(Body::empty, |json| Body::from(json.to_string()));
-    let response = app.clone().oneshot(request.body(body).unwrap()).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    crate::api::send(app, method, uri, body, Some(key)).await
 }
 
 async fn execute(app: &Router, key: &str, code: &str, tools: &[&str]) -> Value {
@@ -60,18 +42,19 @@ async fn execute(app: &Router, key: &str, code: &str, tools: &[&str]) -> Value {
     view
 }
 
-/// Processes whose command line mentions `marker` (a test's own database path).
-fn kill_processes_mentioning(marker: &str) -> usize {
-    let mut killed = 0;
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
-        if String::from_utf8_lossy(&cmdline).contains(marker) && pid != std::process::id() as i32 {
-            let _ = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-            killed += 1;
-        }
-    }
-    killed
+/// Ids of the processes (not this one) whose command line mentions `marker`.
+fn processes_mentioning(marker: &str) -> Vec<String> {
+    let mine = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|pid| pid.chars().all(|c| c.is_ascii_digit()) && *pid != mine)
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
+        })
+        .collect()
 }
 
 const JOIN: &str = r#"
@@ -93,7 +76,7 @@ print(sorted((e["name"], e["observations"][0]) for e in graph["entities"]))
 
 #[tokio::test(flavor = "multi_thread")]
 async fn code_joins_three_real_mcp_servers_in_one_audited_execution() {
-    let Some(parts) = parts() else { return };
+    let Some(parts) = common::python_parts() else { return };
     let dir = scratch("join");
     let mcp = servers(&parts.config(&dir)).await;
     let names: Vec<String> = mcp.tools(None).iter().map(|t| t.name().to_owned()).collect();
@@ -151,7 +134,7 @@ async fn code_joins_three_real_mcp_servers_in_one_audited_execution() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_killed_mid_call_is_unavailable_and_the_next_call_starts_it_again() {
-    let Some(parts) = parts() else { return };
+    let Some(parts) = common::python_parts() else { return };
     let dir = scratch("kill");
     let database = dir.join("slow.db");
     let config = json!({"mcpServers": {
@@ -172,7 +155,11 @@ async fn a_server_killed_mid_call_is_unavailable_and_the_next_call_starts_it_aga
         tokio::spawn(async move { execute(&app, "a", &code, &["sqlite__read_query", "sqlite__list_tables"]).await })
     };
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert!(kill_processes_mentioning(&database.to_string_lossy()) > 0, "the server was running");
+    let server = processes_mentioning(&database.to_string_lossy());
+    assert!(!server.is_empty(), "the server was running");
+    for pid in server {
+        let _ = std::process::Command::new("kill").args(["-KILL", &pid]).status();
+    }
     let view = running.await.unwrap();
     assert_eq!(view["status"], "completed", "{view}");
     assert_eq!(view["result"]["stdout"], "unavailable\n[]\n", "{view}");
@@ -227,7 +214,7 @@ fn write_config(parts: &PythonParts, dir: &Path) -> PathBuf {
 
 #[test]
 fn sluice_serves_mcp_over_stdio_to_the_python_sdk_and_audits_it() {
-    let Some(parts) = parts() else { return };
+    let Some(parts) = common::python_parts() else { return };
     let dir = scratch("stdio");
     let config = write_config(&parts, &dir);
     let data = dir.join("data");
@@ -247,7 +234,7 @@ fn sluice_serves_mcp_over_stdio_to_the_python_sdk_and_audits_it() {
 
 #[test]
 fn sluice_serves_mcp_over_streamable_http_with_the_api_keys() {
-    let Some(parts) = parts() else { return };
+    let Some(parts) = common::python_parts() else { return };
     let dir = scratch("http");
     let config = write_config(&parts, &dir);
     let data = dir.join("data");
@@ -274,7 +261,7 @@ fn sluice_serves_mcp_over_streamable_http_with_the_api_keys() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_changed_tool_list_is_listed_again() {
-    let Some(parts) = parts() else { return };
+    let Some(parts) = common::python_parts() else { return };
     let dir = scratch("changing");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/changing_server.py");
     let mcp = servers(&json!({"mcpServers": {"changing": {"command": parts.python, "args": [script]}}})).await;
@@ -303,7 +290,7 @@ async fn a_changed_tool_list_is_listed_again() {
 
 #[test]
 fn sluice_run_calls_the_mcp_servers_of_its_config() {
-    let Some(parts) = parts() else { return };
+    let Some(parts) = common::python_parts() else { return };
     let dir = scratch("run");
     let config = write_config(&parts, &dir);
     let script = dir.join("tokyo.py");
@@ -324,7 +311,7 @@ fn sluice_run_calls_the_mcp_servers_of_its_config() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_streamable_http_server_is_a_tool_source_too() {
-    let Some(parts) = parts() else { return };
+    let Some(parts) = common::python_parts() else { return };
     let dir = scratch("http-source");
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/changing_server.py");
@@ -349,22 +336,9 @@ async fn a_streamable_http_server_is_a_tool_source_too() {
     assert_eq!(view["result"]["stdout"], "unlocked\n", "{view}");
 }
 
-/// Processes whose command line mentions `marker`.
-fn processes_mentioning(marker: &str) -> usize {
-    let mine = std::process::id().to_string();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|entry| entry.file_name().to_string_lossy().chars().all(|c| c.is_ascii_digit()))
-        .filter(|entry| entry.file_name().to_string_lossy() != mine)
-        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
-        .filter(|cmdline| String::from_utf8_lossy(cmdline).contains(marker))
-        .count()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn what_a_stdio_server_starts_ends_with_its_session() {
-    let Some(parts) = parts() else { return };
+    let Some(parts) = common::python_parts() else { return };
     let dir = scratch("group");
     // The server (`sh`, like `npx`) starts node, and a helper that never reads stdin and so
     // would not notice the session ending: only ending the process group ends it.
@@ -378,10 +352,10 @@ async fn what_a_stdio_server_starts_ends_with_its_session() {
     let mcp = servers(&config).await;
     assert!(mcp.get(None, "memory__read_graph").is_some(), "the server started through sh");
     let script_marker = keepalive.to_string_lossy().into_owned();
-    assert!(processes_mentioning(&script_marker) >= 2, "sh and its tail run");
+    assert!(processes_mentioning(&script_marker).len() >= 2, "sh and its tail run");
     mcp.shutdown().await;
     let deadline = Instant::now() + Duration::from_secs(10);
-    while processes_mentioning(&script_marker) > 0 {
+    while !processes_mentioning(&script_marker).is_empty() {
         assert!(Instant::now() < deadline, "the server's own child outlived its session");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

@@ -22,11 +22,7 @@ fn run(parts: &PythonParts, args: &[&str]) -> String {
 
 #[test]
 fn the_python_client_passes_its_tests_and_its_type_check() {
-    let found = PythonParts::find();
-    if !common::subject_present("the Python test env (run tests/python/setup.sh)", found.is_some()) {
-        return;
-    }
-    let parts = found.unwrap();
+    let Some(parts) = common::python_parts() else { return };
     let tested = run(&parts, &["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]);
     assert!(tested.contains(" passed") && !tested.contains("failed"), "{tested}");
     let typed = run(&parts, &["-m", "mypy", "--cache-dir", "/dev/null", "sluice_client", "examples/agent.py"]);
