@@ -7,9 +7,10 @@ use crate::engine::{self, Answers, Dispatch, Dispatcher};
 use crate::sandbox::{Limits, Sandbox, SandboxConfig};
 use crate::tools::http::CallContext;
 use crate::tools::mcp::McpServers;
-use crate::tools::{Admission, Executor, ToolDefinition, Toolset};
+use crate::tools::{Admission, Executor, Tool, ToolDefinition, Toolset};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// The files `sluice run` reads besides the script.
 #[derive(Debug, Default)]
@@ -20,10 +21,10 @@ pub(super) struct RunFiles {
     pub cache_dir: Option<PathBuf>,
 }
 
-/// Tools from `--tools`, then the MCP servers' tools, then every tool named in `--answers`
-/// that neither defines.
+/// Tools from `--tools`, then the MCP servers' tools (compiled already), then every tool
+/// named in `--answers` that neither defines.
 fn load_tools(tools: Option<&Path>, mcp: &McpServers, answers: &Answers) -> Result<Toolset, String> {
-    let mut definitions: Vec<ToolDefinition> = match tools {
+    let defined: Vec<ToolDefinition> = match tools {
         None => Vec::new(),
         Some(path) => {
             let mut value = read_json(path, "tools file")?;
@@ -33,17 +34,18 @@ fn load_tools(tools: Option<&Path>, mcp: &McpServers, answers: &Answers) -> Resu
             serde_json::from_value(value).map_err(|e| format!("tools file {}: {e}", path.display()))?
         }
     };
+    let mut tools = defined.into_iter().map(Tool::new).collect::<Result<Vec<Arc<Tool>>, _>>()?;
     for tool in mcp.tools(Some(crate::engine::OFFLINE_OWNER)) {
-        if !definitions.iter().any(|d| d.name == tool.name()) {
-            definitions.push(tool.definition.clone());
+        if !tools.iter().any(|t| t.name() == tool.name()) {
+            tools.push(tool);
         }
     }
     for name in answers.tool_names() {
-        if !definitions.iter().any(|d| d.name == name) {
-            definitions.push(ToolDefinition::code_callable(name));
+        if !tools.iter().any(|t| t.name() == name) {
+            tools.push(Tool::new(ToolDefinition::code_callable(name))?);
         }
     }
-    Toolset::from_definitions(definitions)
+    Ok(Toolset::new(tools))
 }
 
 /// Canned answers, except for MCP tools, which their servers answer.
@@ -54,10 +56,10 @@ struct LocalTools {
 
 impl Dispatcher for LocalTools {
     async fn dispatch(&self, admission: &Admission, call: &ToolCall, context: &CallContext) -> Dispatch {
-        match &admission.tool.definition.executor {
+        let definition = &admission.tool.definition;
+        match &definition.executor {
             Executor::Mcp { server, tool } => {
-                let timeout = admission.tool.definition.timeout_ms.map(std::time::Duration::from_millis);
-                let result = self.mcp.call(server, tool, &call.input, &context.owner, timeout).await;
+                let result = self.mcp.call(server, tool, &call.input, &context.owner, definition.timeout()).await;
                 Dispatch::Ready { result, attempts: 1 }
             }
             _ => self.answers.dispatch(admission, call, context).await,

@@ -116,7 +116,7 @@ impl HttpExecutor {
             };
         }
         let body = serde_json::to_vec(input).expect("a JSON map serializes");
-        let timeout = Duration::from_millis(tool.timeout_ms.unwrap_or(DEFAULT_TOOL_TIMEOUT_MS));
+        let timeout = tool.timeout().unwrap_or(Duration::from_millis(DEFAULT_TOOL_TIMEOUT_MS));
         let attempts_allowed = match tool.side_effects {
             SideEffects::ReadOnly | SideEffects::Idempotent => MAX_ATTEMPTS,
             SideEffects::Write => 1,

@@ -208,6 +208,11 @@ impl ToolDefinition {
         Ok(())
     }
 
+    /// The call timeout the definition asks for, if any (each executor has its default).
+    pub fn timeout(&self) -> Option<std::time::Duration> {
+        self.timeout_ms.map(std::time::Duration::from_millis)
+    }
+
     /// Property names in schema order: positional arguments bind to them.
     pub fn params(&self) -> Vec<String> {
         self.input_schema

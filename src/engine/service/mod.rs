@@ -214,8 +214,7 @@ impl Dispatcher for ServiceDispatcher<'_> {
                 Dispatch::Ready { result: outcome.result, attempts: outcome.attempts }
             }
             Executor::Mcp { server, tool } => {
-                let timeout = definition.timeout_ms.map(Duration::from_millis);
-                let result = self.mcp.call(server, tool, &call.input, &context.owner, timeout).await;
+                let result = self.mcp.call(server, tool, &call.input, &context.owner, definition.timeout()).await;
                 Dispatch::Ready { result, attempts: 1 }
             }
         }

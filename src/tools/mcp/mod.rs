@@ -99,7 +99,8 @@ impl McpServers {
     }
 
     /// Calls `tool` of `server` for `owner` (whose session it uses, unless the server is
-    /// shared) and turns its result into the text the script receives.
+    /// shared) within `timeout` (the server's or [`DEFAULT_CALL_TIMEOUT`] when `None`), and
+    /// turns its result into the text the script receives.
     pub async fn call(
         &self,
         server: &str,
