@@ -4,7 +4,6 @@ Pydantic AI and smolagents, with the frameworks' own objects (no model over the 
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
@@ -122,4 +121,3 @@ def test_smolagents_code_runs_in_sluice_with_its_tools_here(server: Server) -> N
         final = executor("final_answer({'answer': loud + suffix, 'n': len(loud)})")
         assert final.is_final_answer and final.output == {"answer": "ABAB!", "n": 4}
     assert calls == ["ab", "c", "d"]
-    assert json.dumps(final.output)
