@@ -33,7 +33,10 @@ pub use call::{CallResult, FailureCode, GuestTool, ToolCall, ToolFailure};
 pub use tools::egress::EgressPolicy;
 pub use tools::http::{CallContext, HttpExecutor};
 pub use tools::mcp::{McpConfig, McpServerConfig, McpServers, SessionIsolation};
-pub use tools::{Admission, ToolDefinition, Toolset};
+pub use tools::search::{
+    Embedder, ModelError, SearchError, SearchHit, SearchRequest, ToolIndex, search as search_tools, use_model,
+};
+pub use tools::{Admission, Tool, ToolDefinition, Toolset};
 
 // The engine: one execution's life, offline runs, replay, and token counts.
 pub use engine::replay::{ReplayError, ReplayReport, replay};

@@ -17,6 +17,10 @@ pub enum ApiError {
     /// 400 `invalid_request_error` (`invalid_request`): malformed body, wrong type, unknown field or value.
     #[error("{0}")]
     InvalidRequest(String),
+    /// 400 `invalid_request_error` (`invalid_tool_input`, Anthropic's tool search code): a
+    /// query or pattern a tool search cannot take.
+    #[error("{0}")]
+    InvalidToolInput(String),
     /// 401 `authentication_error` (`authentication`).
     #[error("a valid API key is required (Authorization: Bearer <key>)")]
     Unauthenticated,
@@ -79,7 +83,7 @@ pub(crate) struct ErrorDetail {
 impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
-            Self::InvalidRequest(_) => StatusCode::BAD_REQUEST,
+            Self::InvalidRequest(_) | Self::InvalidToolInput(_) => StatusCode::BAD_REQUEST,
             Self::Unauthenticated => StatusCode::UNAUTHORIZED,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -97,6 +101,7 @@ impl ApiError {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::InvalidRequest(_)
+            | Self::InvalidToolInput(_)
             | Self::MethodNotAllowed
             | Self::Conflict(_)
             | Self::Expired(_)
@@ -114,6 +119,7 @@ impl ApiError {
     pub fn code(&self) -> &'static str {
         match self {
             Self::InvalidRequest(_) => "invalid_request",
+            Self::InvalidToolInput(_) => "invalid_tool_input",
             Self::Unauthenticated => "authentication",
             Self::NotFound(_) => "not_found",
             Self::MethodNotAllowed => "method_not_allowed",
@@ -132,6 +138,7 @@ impl From<ServiceError> for ApiError {
     fn from(error: ServiceError) -> Self {
         match error {
             ServiceError::InvalidRequest(m) => Self::InvalidRequest(m),
+            ServiceError::ToolSearch(e) => Self::InvalidToolInput(e.to_string()),
             ServiceError::NotFound(what) => Self::NotFound(what),
             ServiceError::Expired(id) => Self::Expired(id),
             ServiceError::Conflict(m) => Self::Conflict(m),
@@ -191,6 +198,7 @@ mod tests {
     fn every_error_has_a_status_and_a_stable_type() {
         let cases = [
             (ApiError::InvalidRequest("x".into()), 400, "invalid_request_error", "invalid_request"),
+            (ApiError::InvalidToolInput("x".into()), 400, "invalid_request_error", "invalid_tool_input"),
             (ApiError::Unauthenticated, 401, "authentication_error", "authentication"),
             (ApiError::NotFound("x".into()), 404, "not_found_error", "not_found"),
             (ApiError::MethodNotAllowed, 405, "invalid_request_error", "method_not_allowed"),

@@ -8,7 +8,7 @@
 use super::auth::Authenticated;
 use super::error::ApiError;
 use crate::engine::service::{ExecutionStatus, ExecutionView, NewExecution, Owner, Service};
-use crate::tools::search::{DEFAULT_SEARCH_LIMIT, MAX_QUERY_BYTES, MAX_SEARCH_LIMIT, python_signature, search};
+use crate::tools::search::{MAX_PATTERN_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, SearchRequest, search};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
@@ -27,7 +27,7 @@ const INSTRUCTIONS: &str = "Run Python with execute_python. Variables persist be
 same container_id. Tools are async functions in the script's globals: `rows = json.loads(await \
 db__read_query(query=\"...\"))`, several at once with asyncio.gather. Their results stay inside; only \
 what the script prints (or its last expression) comes back. Find tools and their signatures with \
-search_tools.";
+search_tools, or from inside a script with `await sluice.search_tools(\"...\")`.";
 
 /// The MCP server; over stdio it acts for one owner, over HTTP for each request's key.
 #[derive(Clone)]
@@ -80,34 +80,19 @@ impl SluiceMcp {
     }
 
     fn search_tools(&self, owner: &Owner, arguments: &Map<String, Value>) -> CallToolResult {
-        let query = arguments.get("query").and_then(Value::as_str).unwrap_or("");
-        if query.len() > MAX_QUERY_BYTES {
-            return refusal("invalid_request_error", &format!("query is longer than {MAX_QUERY_BYTES} bytes"));
-        }
-        let limit = match arguments.get("limit") {
-            None | Some(Value::Null) => DEFAULT_SEARCH_LIMIT,
-            Some(value) => match value.as_u64() {
-                Some(limit) if (1..=MAX_SEARCH_LIMIT as u64).contains(&limit) => limit as usize,
-                _ => return refusal("invalid_request_error", &format!("limit must be within 1..={MAX_SEARCH_LIMIT}")),
-            },
-        };
         let tools = self.service.server_side_tools(owner);
-        let found = search(&tools, query, limit);
-        let signatures: Vec<String> = found.iter().map(|tool| python_signature(tool)).collect();
-        let text = if signatures.is_empty() {
-            format!("no tool matches {query:?} ({} tools callable from code)", tools.len())
+        let found = match SearchRequest::from_arguments(arguments).and_then(|request| search(&tools, &request)) {
+            Ok(found) => found,
+            Err(e) => return refusal(e.code(), &e.to_string()),
+        };
+        let described: Vec<Value> = found.iter().map(|hit| hit.describe()).collect();
+        let text = if described.is_empty() {
+            format!("no tool matches ({} tools callable from code)", tools.len())
         } else {
+            let signatures: Vec<&str> = described.iter().filter_map(|d| d["signature"].as_str()).collect();
             signatures.join("\n\n")
         };
-        let structured = found
-            .iter()
-            .zip(&signatures)
-            .map(|(tool, signature)| {
-                json!({"name": tool.name(), "description": tool.definition.description, "signature": signature,
-                       "input_schema": tool.definition.input_schema})
-            })
-            .collect::<Vec<_>>();
-        with_structured(CallToolResult::success(vec![ContentBlock::text(text)]), json!({"tools": structured}))
+        with_structured(CallToolResult::success(vec![ContentBlock::text(text)]), json!({"tools": described}))
     }
 }
 
@@ -198,10 +183,12 @@ fn offered_tools() -> Vec<McpTool> {
         object_schema(json!({
             "type": "object",
             "properties": {
-                "query": {"type": "string", "description": "What the tool should do, in a few words."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT}
-            },
-            "required": ["query"]
+                "query": {"type": "string", "maxLength": MAX_QUERY_CHARS,
+                          "description": "What the tool should do, in a few words."},
+                "pattern": {"type": "string", "maxLength": MAX_PATTERN_CHARS,
+                            "description": "Instead of a query: a case-insensitive regular expression over names, descriptions and parameters."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "description": "Tools to return (default 5)."}
+            }
         })),
     );
     vec![execute, search]

@@ -36,7 +36,7 @@ use limits::per_key_requests;
 use ops::{healthz, metrics, openapi};
 use std::future::Future;
 use std::sync::Arc;
-use tools::{create_tool, delete_tool, get_tool, list_tools};
+use tools::{create_tool, delete_tool, get_tool, list_tools, search_tools};
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 
 #[derive(Clone)]
@@ -69,6 +69,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/containers/{id}/export", get(export_container))
         .route("/v1/containers/{id}/fork", post(fork_container))
         .route("/v1/tools", post(create_tool).get(list_tools))
+        .route("/v1/tools/search", post(search_tools))
         .route("/v1/tools/{name}", get(get_tool).delete(delete_tool))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))

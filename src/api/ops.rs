@@ -33,6 +33,7 @@ use super::tools::*;
         list_tools,
         get_tool,
         delete_tool,
+        search_tools,
         healthz,
         metrics
     ),
@@ -43,6 +44,7 @@ use super::tools::*;
         CreateExecution,
         ToolResults,
         ToolList,
+        crate::tools::search::SearchRequest,
         Health,
         ExecutionList,
         Replay

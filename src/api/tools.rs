@@ -5,10 +5,12 @@ use super::auth::Authenticated;
 use super::error::{ApiError, ApiJson, ErrorBody};
 use super::types::ToolList;
 use crate::tools::ToolDefinition;
+use crate::tools::search::SearchRequest;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use serde_json::{Value, json};
 
 /// Register a tool (Anthropic's fields plus executor, side_effects, timeout_ms, quota); it
 /// belongs to the calling key.
@@ -47,4 +49,31 @@ pub(super) async fn delete_tool(
 ) -> Result<StatusCode, ApiError> {
     state.service.delete_tool(&owner, &name)?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Finds the calling key's tools (registered and MCP, `defer_loading` ones included) by
+/// `query` (words) or `pattern` (a case-insensitive regular expression). The answer is
+/// Anthropic's `tool_search_tool_search_result`, its `tool_references` best first, plus each
+/// tool's Python signature, description and score in `tools`.
+#[utoipa::path(post, path = "/v1/tools/search", request_body = SearchRequest,
+    responses((status = 200, body = Object), (status = 400, body = ErrorBody)))]
+pub(super) async fn search_tools(
+    State(state): State<AppState>,
+    Authenticated(owner): Authenticated,
+    ApiJson(request): ApiJson<SearchRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let hits = state.service.search_tools(&owner, &request)?;
+    let references: Vec<Value> =
+        hits.iter().map(|hit| json!({"type": "tool_reference", "tool_name": hit.tool.name()})).collect();
+    let tools: Vec<Value> = hits
+        .iter()
+        .map(|hit| {
+            let mut described = hit.describe();
+            described["score"] = json!(hit.score);
+            described["defer_loading"] = json!(hit.tool.definition.defer_loading);
+            described["callable_from_code"] = json!(hit.tool.definition.callable_from_code());
+            described
+        })
+        .collect();
+    Ok(Json(json!({"type": "tool_search_tool_search_result", "tool_references": references, "tools": tools})))
 }

@@ -71,6 +71,11 @@ pub(crate) struct ServiceArgs {
     /// shape (see README). Clients cannot add servers; only this file names them.
     #[arg(long, env = "SLUICE_MCP_CONFIG", value_name = "FILE")]
     pub mcp_config: Option<PathBuf>,
+    /// A static embedding model for tool search, fused with the ranking by words: a directory
+    /// with `tokenizer.json` (BPE) and `embeddings.safetensors` (see README). Read at start;
+    /// nothing is downloaded.
+    #[arg(long, env = "SLUICE_SEARCH_MODEL", value_name = "DIR")]
+    pub search_model: Option<PathBuf>,
 }
 
 /// The operator's MCP servers, started (an empty set without a file).
@@ -87,6 +92,10 @@ impl ServiceArgs {
     /// Opens the store, recovers what the last stop cut off, loads the sandbox image and
     /// starts the MCP servers: the service, ready to serve.
     pub(super) async fn build(&self) -> Result<Service, String> {
+        if let Some(dir) = &self.search_model {
+            let model = crate::tools::search::Embedder::load(dir).map_err(|e| format!("--search-model: {e}"))?;
+            crate::tools::search::use_model(std::sync::Arc::new(model));
+        }
         // The operator's maxima may go past the built-in ones; nothing else may.
         let maxima = limits_from(Limits::server_maxima(), &self.max_limits, &Limits::operator_ceiling())
             .map_err(|e| format!("--max-limit: {e}"))?;

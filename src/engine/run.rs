@@ -10,6 +10,7 @@ use crate::call::{CallResult, FailureCode, ToolCall, ToolFailure};
 use crate::sandbox::{Container, ExecuteRequest, Limits, Outcome, SandboxError, Step};
 use crate::tools::Toolset;
 use crate::tools::http::CallContext;
+use crate::tools::search::{SEARCH_CALL, SearchRequest};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
@@ -327,11 +328,15 @@ impl Run {
                 seq: call.seq,
             };
             let raw_input = call.input.clone();
+            // A script's tool search is answered here, with no gate or executor: it reads the
+            // execution's own tools and changes nothing. `None` is that search.
+            let searching = call.name == SEARCH_CALL && call.refusal.is_none();
             let admission = match call.refusal.take() {
-                Some(refusal) => Err(refusal),
-                None => self.toolset.admit(&call.name, &mut call.input),
+                _ if searching => None,
+                Some(refusal) => Some(Err(refusal)),
+                None => Some(self.toolset.admit(&call.name, &mut call.input)),
             };
-            let coerced = admission.as_ref().is_ok_and(|a| a.coerced);
+            let coerced = admission.as_ref().is_some_and(|a| a.as_ref().is_ok_and(|a| a.coerced));
             self.ledger.push(LedgerEntry {
                 id: context.call_id.clone(),
                 seq: call.seq,
@@ -353,8 +358,12 @@ impl Run {
                 finished_at: None,
             });
             match admission {
-                Err(refusal) => ready.push(self.settle(call.seq, Err(refusal), 0)),
-                Ok(admission) => {
+                None => {
+                    let result = self.search_tools(&call.input);
+                    ready.push(self.settle(call.seq, result, 1));
+                }
+                Some(Err(refusal)) => ready.push(self.settle(call.seq, Err(refusal), 0)),
+                Some(Ok(admission)) => {
                     self.set_status(call.seq, CallStatus::Dispatched);
                     admitted.push((admission, call, context));
                 }
@@ -412,6 +421,17 @@ impl Run {
             }
         }
         Ok(ready)
+    }
+
+    /// `sluice.search_tools` from the script: the execution's tools that code may call, found
+    /// by words or pattern, as a JSON list of `{name, signature, description}`.
+    fn search_tools(&self, input: &serde_json::Map<String, serde_json::Value>) -> Result<String, ToolFailure> {
+        let invalid = |e: crate::tools::search::SearchError| ToolFailure::new(FailureCode::InvalidInput, e.to_string());
+        let request = SearchRequest::from_arguments(input).map_err(invalid)?;
+        let callable: Vec<_> = self.toolset.tools().filter(|t| t.definition.callable_from_code()).cloned().collect();
+        let hits = crate::tools::search::search(&callable, &request).map_err(invalid)?;
+        let described: Vec<serde_json::Value> = hits.iter().map(|hit| hit.describe()).collect();
+        Ok(serde_json::Value::Array(described).to_string())
     }
 
     /// Moves a call to `status` and records the change.
@@ -533,7 +553,7 @@ impl Run {
         let mut counts =
             AutoCounts { calls_per_pause: self.pauses.iter().map(|&n| n as u64).collect(), ..AutoCounts::default() };
         for call in &self.ledger {
-            if self.toolset.get(&call.tool).is_none() {
+            if self.toolset.get(&call.tool).is_none() && call.tool != SEARCH_CALL {
                 counts.unknown_tool_calls += 1;
                 continue;
             }

@@ -17,9 +17,12 @@ from anthropic.types import (
     Container,
     ServerToolCaller20260120,
     ServerToolUsage,
+    ToolParam,
+    ToolSearchToolSearchResultBlock,
     ToolUseBlock,
 )
 from anthropic.types.shared import ErrorResponse
+from pydantic import TypeAdapter
 
 BASE, KEY = sys.argv[1], sys.argv[2]
 
@@ -79,6 +82,23 @@ status, _, stopped = call("POST", "/v1/executions", {"code": "while True: pass",
 block = valid(CodeExecutionToolResultBlock, stopped["code_execution_tool_result"])
 seen["validated"].append("CodeExecutionToolResultBlock")
 seen["stop_error_code"] = block.content.error_code
+
+deferred = {"name": "rotate_signing_keys", "description": "Rotate the service's signing keys",
+            "defer_loading": True, "allowed_callers": ["code_execution_20260120"],
+            "input_schema": {"type": "object", "properties": {"service": {"type": "string"}}}}
+status, _, created = call("POST", "/v1/tools", deferred)
+assert status == 201, created
+# ToolParam is a TypedDict (a request shape): pydantic checks the definition Sluice gives back.
+assert TypeAdapter(ToolParam).validate_python(created)["defer_loading"] is True, created
+seen["validated"].append("ToolParam")
+status, _, found = call("POST", "/v1/tools/search", {"query": "rotate the signing keys", "limit": 3})
+assert status == 200, found
+block = valid(ToolSearchToolSearchResultBlock, found)
+seen["validated"].append("ToolSearchToolSearchResultBlock")
+seen["tool_search"] = [reference.tool_name for reference in block.tool_references]
+_, _, body = call("POST", "/v1/tools/search", {"pattern": "(?<=x)y"})
+check(ErrorResponse, body)
+seen["tool_search_error"] = [body["error"]["type"], body["error"]["code"]]
 
 errors = {}
 _, headers, body = call("POST", "/v1/executions", raw=b"{not json")

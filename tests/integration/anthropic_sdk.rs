@@ -26,6 +26,8 @@ fn the_anthropic_sdk_validates_every_body() {
         "CodeExecutionToolResultBlock",
         "ServerToolUsage",
         "ErrorResponse",
+        "ToolParam",
+        "ToolSearchToolSearchResultBlock",
     ] {
         assert!(validated.contains(&model), "{model} was not validated: {seen}");
     }
@@ -43,4 +45,6 @@ fn the_anthropic_sdk_validates_every_body() {
         "{seen}"
     );
     assert_eq!(seen["request_id_matches"], true);
+    assert_eq!(seen["tool_search"], json!(["rotate_signing_keys"]), "a deferred tool is found: {seen}");
+    assert_eq!(seen["tool_search_error"], json!(["invalid_request_error", "invalid_tool_input"]));
 }

@@ -25,3 +25,4 @@ mod mcp;
 mod python_cases;
 mod python_client;
 mod sandbox;
+mod tool_search;

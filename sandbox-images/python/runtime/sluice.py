@@ -14,6 +14,7 @@ __all__ = [
     "call_tool",
     "count",
     "counts",
+    "search_tools",
 ]
 
 
@@ -92,3 +93,27 @@ async def call_tool(name, input=None, **kwargs):
 
     args = () if input is None else (input,)
     return await _sluice_tools.call_tool(name, _sluice_tools.bind_input(name, (), args, kwargs))
+
+
+async def search_tools(query=None, *, pattern=None, limit=5):
+    """Finds the tools this script may call: by `query` (what the tool should do, in words)
+    or by `pattern` (a case-insensitive regular expression over names, descriptions and
+    parameters). Returns up to `limit` dicts, best first, each with the tool's `name`, the
+    `signature` to call it by and its `description`. Tools are already globals: call a found
+    one by its name.
+    """
+    import json
+
+    from _sluice_abi import dumps
+    import _sluice_tools
+
+    arguments = {"limit": limit}
+    if query is not None:
+        arguments["query"] = query
+    if pattern is not None:
+        arguments["pattern"] = pattern
+    try:
+        arguments_json = dumps(arguments)
+    except ValueError as exc:
+        raise TypeError(f"search_tools() arguments must be JSON data: {exc}") from None
+    return json.loads(await _sluice_tools.call_tool("sluice.search_tools", arguments_json))

@@ -7,6 +7,9 @@ use super::*;
 pub enum ServiceError {
     #[error("{0}")]
     InvalidRequest(String),
+    /// A tool search given a query, pattern or limit it cannot take.
+    #[error(transparent)]
+    ToolSearch(#[from] crate::tools::search::SearchError),
     #[error("{0} not found")]
     NotFound(String),
     #[error("container {0} has expired")]

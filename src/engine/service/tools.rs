@@ -28,6 +28,16 @@ impl Service {
         tools
     }
 
+    /// Searches `owner`'s catalog (registered and MCP tools, deferred ones included) by words
+    /// or by pattern.
+    pub fn search_tools(
+        &self,
+        owner: &Owner,
+        request: &crate::tools::search::SearchRequest,
+    ) -> Result<Vec<crate::tools::search::SearchHit>, ServiceError> {
+        Ok(crate::tools::search::search(&self.list_tools(owner), request)?)
+    }
+
     /// Tools the service calls itself (`http`, `mcp`) that code may call: what an execution
     /// with no caller to answer `client` tools (one through MCP) can use.
     pub fn server_side_tools(&self, owner: &Owner) -> Vec<Arc<Tool>> {

@@ -59,6 +59,10 @@ pub struct McpServerConfig {
     /// These tools (by the server's names) are never offered.
     #[serde(default)]
     pub denied_tools: Vec<String>,
+    /// Every tool of the server is `defer_loading`: callable from code and found by tool
+    /// search, but left out of listings (for a server with many tools).
+    #[serde(default)]
+    pub defer_loading: bool,
     /// How long a call may take before the script gets `ToolUnavailableError`.
     #[serde(default)]
     pub timeout_ms: Option<u64>,

@@ -161,6 +161,7 @@ fn sluice_tool(server: &str, config: &McpServerConfig, tool: &rmcp::model::Tool)
         executor: Executor::Mcp { server: server.to_owned(), tool: tool.name.to_string() },
         side_effects,
         timeout_ms: config.timeout_ms,
+        defer_loading: config.defer_loading,
         ..ToolDefinition::code_callable(sluice_name(server, &tool.name))
     };
     Tool::new(definition)
@@ -262,6 +263,15 @@ mod tests {
         let catalog = catalog_of("db", &only, &tools);
         assert_eq!(catalog.tools.keys().collect::<Vec<_>>(), ["db__write"]);
         assert_eq!(catalog.tools["db__write"].definition.side_effects, SideEffects::Idempotent);
+        assert!(!catalog.tools["db__write"].definition.defer_loading);
+
+        let deferred: McpServerConfig =
+            serde_json::from_value(serde_json::json!({"command": "x", "defer_loading": true})).unwrap();
+        let catalog = catalog_of("db", &deferred, &tools);
+        assert!(
+            catalog.tools.values().all(|tool| tool.definition.defer_loading),
+            "every tool of the server is deferred"
+        );
     }
 
     #[test]
