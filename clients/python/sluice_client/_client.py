@@ -46,10 +46,12 @@ class _Request:
     path: str
     json: Any = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    # A POST that only reads (a search) is as safe to send again as a GET.
+    reads_only: bool = False
 
     @property
     def read_only(self) -> bool:
-        return self.method in ("GET", "HEAD")
+        return self.reads_only or self.method in ("GET", "HEAD")
 
 
 def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -120,6 +122,11 @@ class _Requests:
     @staticmethod
     def list_executions(**filters: Any) -> _Request:
         return _Request("GET", "/v1/executions", params=_drop_none(filters))
+
+    @staticmethod
+    def search_tools(query: str | None, pattern: str | None, limit: int | None) -> _Request:
+        body = _drop_none({"query": query, "pattern": pattern, "limit": limit})
+        return _Request("POST", "/v1/tools/search", body, reads_only=True)
 
 
 class Sluice:
@@ -250,6 +257,12 @@ class Sluice:
     def delete_tool(self, name: str) -> None:
         self._send(_Request("DELETE", f"/v1/tools/{name}"))
 
+    def search_tools(self, query: str | None = None, *, pattern: str | None = None, limit: int | None = None) -> dict[str, Any]:
+        """The key's tools (deferred ones included) that match `query` (words) or `pattern` (a
+        regular expression): Anthropic's `tool_search_tool_search_result`, plus each tool's
+        Python signature under `tools`."""
+        return dict(self._send(_Requests.search_tools(query, pattern, limit)))
+
     def health(self) -> Health:
         return self._model(Health, _Request("GET", "/healthz"))
 
@@ -375,6 +388,11 @@ class AsyncSluice:
 
     async def delete_tool(self, name: str) -> None:
         await self._send(_Request("DELETE", f"/v1/tools/{name}"))
+
+    async def search_tools(
+        self, query: str | None = None, *, pattern: str | None = None, limit: int | None = None
+    ) -> dict[str, Any]:
+        return dict(await self._send(_Requests.search_tools(query, pattern, limit)))
 
     async def health(self) -> Health:
         return await self._model(Health, _Request("GET", "/healthz"))

@@ -68,6 +68,7 @@ class InternalError(SluiceError):
 
 _BY_CODE: dict[str, type[SluiceError]] = {
     "invalid_request": InvalidRequestError,
+    "invalid_tool_input": InvalidRequestError,
     "method_not_allowed": InvalidRequestError,
     "authentication": AuthenticationError,
     "not_found": NotFoundError,

@@ -110,6 +110,16 @@ def test_tools_are_registered_per_key(server: Server) -> None:
         assert "registered" not in [t["name"] for t in other.list_tools()]
         done = sluice.run("print(await registered(q='z'))", tool_names=["registered"], handlers={"registered": lambda q: q * 3})
         assert done.stdout == "zzz\n"
+        deferred = {**LOOKUP, "name": "rotate_keys", "description": "Rotate the signing keys", "defer_loading": True}
+        sluice.create_tool(deferred)
+        found = sluice.search_tools("rotate signing keys", limit=2)
+        assert found["tool_references"][0] == {"type": "tool_reference", "tool_name": "rotate_keys"}
+        assert found["tools"][0]["signature"].startswith("async def rotate_keys(")
+        assert [t["name"] for t in sluice.search_tools(pattern="^registered$")["tools"]] == ["registered"]
+        assert other.search_tools(pattern="rotate")["tool_references"] == [], "another key's tools are not searched"
+        with pytest.raises(InvalidRequestError) as refused:
+            sluice.search_tools(pattern="(?<=x)y")
+        assert refused.value.code == "invalid_tool_input"
         sluice.delete_tool("registered")
         with pytest.raises(NotFoundError):
             sluice.get_tool("registered")
