@@ -659,8 +659,11 @@ async fn item13_the_audit_chain_cannot_be_rewritten() -> Outcome {
     let copy = |name: &str| {
         let to = dir.join(name);
         std::fs::create_dir_all(&to).unwrap();
-        for file in ["sluice.db", "server.key"] {
-            std::fs::copy(dir.join(file), to.join(file)).unwrap();
+        // The WAL too: what the server wrote last may not be checkpointed into the database yet.
+        for file in ["sluice.db", "sluice.db-wal", "sluice.db-shm", "server.key"] {
+            if dir.join(file).exists() {
+                std::fs::copy(dir.join(file), to.join(file)).unwrap();
+            }
         }
         to
     };
