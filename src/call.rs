@@ -8,7 +8,8 @@ use std::sync::Arc;
 /// Why a call failed, as the script sees it: each code raises the `sluice` exception the guest
 /// runtime maps it to (`invalid_input`: `ToolInputError`; `not_allowed`, `unknown_tool`,
 /// `quota_exceeded`: `ToolNotAllowedError`; `timeout`: `ToolTimeoutError`; `unavailable`:
-/// `ToolUnavailableError`; the rest: `ToolError`).
+/// `ToolUnavailableError`; `denied`, `approval_timeout`: `ToolDeniedError`; the rest:
+/// `ToolError`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureCode {
@@ -32,6 +33,10 @@ pub enum FailureCode {
     ResultTooLarge,
     /// The process running the execution stopped; the call's outcome is unknown.
     Interrupted,
+    /// A person or the operator's policy refused the call; the tool did not run.
+    Denied,
+    /// Nobody approved the call within `pending_timeout_ms`; the tool did not run.
+    ApprovalTimeout,
 }
 
 impl FailureCode {
@@ -48,6 +53,8 @@ impl FailureCode {
             Self::NoAnswer => "no_answer",
             Self::ResultTooLarge => "result_too_large",
             Self::Interrupted => "interrupted",
+            Self::Denied => "denied",
+            Self::ApprovalTimeout => "approval_timeout",
         }
     }
 }

@@ -30,6 +30,7 @@ pub use sandbox::{
 pub use call::{CallResult, FailureCode, GuestTool, ToolCall, ToolFailure};
 
 // Tools: definitions, the gate every call passes, the http and mcp executors and where they may go.
+pub use tools::approval::{ApprovalPolicy, RuleDecision, StaticVerdict, Verdict};
 pub use tools::egress::EgressPolicy;
 pub use tools::http::{CallContext, HttpExecutor};
 pub use tools::mcp::{McpConfig, McpServerConfig, McpServers, SessionIsolation};
@@ -41,11 +42,15 @@ pub use tools::{Admission, Tool, ToolDefinition, Toolset};
 // The engine: one execution's life, offline runs, replay, and token counts.
 pub use engine::replay::{ReplayError, ReplayReport, replay};
 pub use engine::tokens::{Counter as TokenCounter, TOKENIZER};
-pub use engine::{Answers, Dispatch, Dispatcher, Moved, Run, RunContext, ScriptRun, WaitingRun, run_script};
+pub use engine::{
+    Answers, ApprovalAnswer, ApprovalCall, Dispatch, Dispatcher, Moved, Run, RunContext, ScriptRun, WaitingRun,
+    run_script,
+};
 
 // The service: containers, executions and quotas per API key.
 pub use engine::service::{
-    ContainerView, ExecutionStatus, ExecutionView, NewExecution, Quotas, Service, ServiceConfig, ServiceError,
+    ApprovalRequest, ContainerView, ExecutionStatus, ExecutionView, NewExecution, Preview, PreviewTool, Quotas,
+    Service, ServiceConfig, ServiceError,
 };
 
 // The audit trail: events, the sealed chain, the store, bundles.

@@ -85,6 +85,25 @@ pub async fn start_sluice(tools_base: &str) -> String {
     format!("http://{address}")
 }
 
+/// As [`start_sluice`], with an audit store (SQLite in a fresh temporary directory), so
+/// executions are on record and can be listed and replayed.
+pub async fn start_sluice_with_store(tools_base: &str) -> String {
+    let key = sluice::ServerKey::random();
+    let config = sluice::SandboxConfig { snapshot_key: key.snapshot_key(), ..sluice::SandboxConfig::default() };
+    let sandbox = sluice::Sandbox::new(config).await.expect("the sandbox image");
+    let dir = std::env::temp_dir().join(format!("sluice-example-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).expect("a directory for the audit store");
+    let store = sluice::Store::open(&sluice::Store::sqlite_url(&dir), &key).await.expect("an audit store");
+    let policy = sluice::EgressPolicy::new([format!("{tools_base}/")]).expect("a valid prefix");
+    let http = sluice::HttpExecutor::new(policy, &[]).expect("an HTTP client");
+    let config = sluice::ServiceConfig { http, ..sluice::ServiceConfig::default() };
+    let state = sluice::AppState::new(sluice::Service::with_store(sandbox, config, Arc::new(store)));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port for Sluice");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(sluice::serve(listener, state, std::future::pending()));
+    format!("http://{address}")
+}
+
 /// Tool definitions for Sluice: each tool is an `http` tool at `base/<name>`.
 pub fn http_tools(base: &str, tools: &[(&str, &str, Value)]) -> Value {
     Value::Array(

@@ -2,10 +2,10 @@
 
 use super::AppState;
 use super::auth::Authenticated;
-use super::containers::container_id;
 use super::error::{ApiError, ApiJson, ErrorBody};
-use super::types::{self, CreateExecution, Execution, ExecutionList, ExecutionQuery, Replay, ToolResults};
-use crate::engine::service::NewExecution;
+use super::types::{
+    self, Approvals, CreateExecution, Execution, ExecutionList, ExecutionQuery, PreviewBody, Replay, ToolResults,
+};
 use axum::Json;
 use axum::extract::{Path, Query, State};
 
@@ -18,16 +18,7 @@ pub(super) async fn create_execution(
     Authenticated(owner): Authenticated,
     ApiJson(body): ApiJson<CreateExecution>,
 ) -> Result<Json<Execution>, ApiError> {
-    let container = body.container.as_ref().map(|c| container_id(c.id())).transpose()?;
-    let request = NewExecution {
-        code: body.code,
-        container,
-        tools: body.tools,
-        tool_names: body.tool_names,
-        server_side_tools: false,
-        limits: body.limits,
-    };
-    let view = state.service.create_execution(&owner, request).await?;
+    let view = state.service.create_execution(&owner, body.into_request()?).await?;
     Ok(Json(Execution::from_view(view, false)))
 }
 
@@ -53,6 +44,39 @@ pub(super) async fn submit_tool_results(
     let answers = body.tool_results.into_iter().map(types::ToolResultBlock::into_answer).collect();
     let view = state.service.submit_tool_results(&owner, &id, answers).await?;
     Ok(Json(Execution::from_view(view, false)))
+}
+
+/// Approve or deny calls held for approval (some or all); approved calls run, denied ones
+/// raise `sluice.ToolDeniedError` in the script, which runs on once nothing else waits.
+#[utoipa::path(post, path = "/v1/executions/{id}/approvals", request_body = Approvals,
+    responses((status = 200, body = Execution), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(super) async fn decide_approvals(
+    State(state): State<AppState>,
+    Authenticated(owner): Authenticated,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<Approvals>,
+) -> Result<Json<Execution>, ApiError> {
+    let (decisions, by) = body.into_parts()?;
+    let view = state.service.decide_approvals(&owner, &id, decisions, by).await?;
+    Ok(Json(Execution::from_view(view, false)))
+}
+
+/// The tools a script's code names, with their side effects and whether calls would need
+/// approval; nothing runs.
+#[utoipa::path(post, path = "/v1/executions/preview", request_body = CreateExecution,
+    responses((status = 200, body = PreviewBody), (status = 400, body = ErrorBody)))]
+pub(super) async fn preview_execution(
+    State(state): State<AppState>,
+    Authenticated(owner): Authenticated,
+    ApiJson(body): ApiJson<CreateExecution>,
+) -> Result<Json<PreviewBody>, ApiError> {
+    let preview = state.service.preview_execution(&owner, &body.into_request()?)?;
+    Ok(Json(PreviewBody {
+        kind: "execution_preview",
+        tools: preview.tools,
+        complete: preview.complete,
+        notes: preview.notes,
+    }))
 }
 
 /// Executions on record, newest first; filter by container, start time, outcome or tool.

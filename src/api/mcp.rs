@@ -133,7 +133,21 @@ fn execution_result(view: &ExecutionView) -> CallToolResult {
     if let Some(error) = view.error.as_ref().filter(|_| stderr.is_empty()) {
         section(&format!("[stopped: {}] {}", error.kind, error.message));
     }
-    section(&format!("[return code {return_code} · container_id {}]", view.container_id));
+    // Held for approval: there is no MCP way to approve (the agent must not approve its own
+    // calls); a person answers over HTTP and the result is then at GET /v1/executions/{id}.
+    for request in &view.approval_requests {
+        section(&format!(
+            "[waiting for approval: {}({}) · POST /v1/executions/{}/approvals]",
+            request.name,
+            Value::Object((*request.input).clone()),
+            view.id
+        ));
+    }
+    if view.status == ExecutionStatus::RequiresAction {
+        section(&format!("[waiting · execution_id {} · container_id {}]", view.id, view.container_id));
+    } else {
+        section(&format!("[return code {return_code} · container_id {}]", view.container_id));
+    }
     let mut structured = json!({
         "execution_id": view.id,
         "container_id": view.container_id.to_string(),
@@ -148,7 +162,14 @@ fn execution_result(view: &ExecutionView) -> CallToolResult {
     if let Some(error) = &view.error {
         structured["error"] = json!({"type": error.kind, "message": error.message});
     }
-    let failed = view.status != ExecutionStatus::Completed || return_code != 0;
+    if !view.approval_requests.is_empty() {
+        structured["approval_requests"] = json!(view.approval_requests);
+    }
+    let failed = match view.status {
+        ExecutionStatus::RequiresAction => false,
+        ExecutionStatus::Completed => return_code != 0,
+        _ => true,
+    };
     let content = vec![ContentBlock::text(text)];
     let result = if failed { CallToolResult::error(content) } else { CallToolResult::success(content) };
     with_structured(result, structured)

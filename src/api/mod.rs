@@ -31,7 +31,10 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use containers::{create_container, delete_container, export_container, fork_container, get_container};
 use error::ApiError;
-use executions::{create_execution, get_execution, list_executions, replay_execution, submit_tool_results};
+use executions::{
+    create_execution, decide_approvals, get_execution, list_executions, preview_execution, replay_execution,
+    submit_tool_results,
+};
 use limits::per_key_requests;
 use ops::{healthz, metrics, openapi};
 use std::future::Future;
@@ -62,7 +65,9 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/v1/executions", post(create_execution).get(list_executions))
         .route("/v1/executions/{id}", get(get_execution))
+        .route("/v1/executions/preview", post(preview_execution))
         .route("/v1/executions/{id}/tool_results", post(submit_tool_results))
+        .route("/v1/executions/{id}/approvals", post(decide_approvals))
         .route("/v1/executions/{id}/replay", post(replay_execution))
         .route("/v1/containers", post(create_container))
         .route("/v1/containers/{id}", get(get_container).delete(delete_container))

@@ -2,7 +2,9 @@
 
 use super::AppState;
 use super::error::{ApiError, ErrorBody};
-use super::types::{Container, CreateExecution, Execution, ExecutionList, Health, Replay, ToolList, ToolResults};
+use super::types::{
+    Approvals, Container, CreateExecution, Execution, ExecutionList, Health, PreviewBody, Replay, ToolList, ToolResults,
+};
 use axum::Json;
 use axum::extract::State;
 use axum::http::header;
@@ -22,6 +24,8 @@ use super::tools::*;
         create_execution,
         get_execution,
         submit_tool_results,
+        decide_approvals,
+        preview_execution,
         list_executions,
         replay_execution,
         create_container,
@@ -43,6 +47,8 @@ use super::tools::*;
         Container,
         CreateExecution,
         ToolResults,
+        Approvals,
+        PreviewBody,
         ToolList,
         crate::tools::search::SearchRequest,
         Health,

@@ -37,6 +37,22 @@ pub(crate) struct CreateExecution {
     pub limits: LimitOverrides,
 }
 
+impl CreateExecution {
+    /// The engine's request. `POST /v1/executions/preview` takes the same body (its limits
+    /// do not matter: nothing runs).
+    pub(crate) fn into_request(self) -> Result<crate::engine::service::NewExecution, crate::api::error::ApiError> {
+        let container = self.container.as_ref().map(|c| crate::api::containers::container_id(c.id())).transpose()?;
+        Ok(crate::engine::service::NewExecution {
+            code: self.code,
+            container,
+            tools: self.tools,
+            tool_names: self.tool_names,
+            server_side_tools: false,
+            limits: self.limits,
+        })
+    }
+}
+
 /// A container named by id, as a string or as Anthropic's object.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
@@ -51,6 +67,83 @@ impl ContainerParam {
             Self::Id(id) | Self::Object { id } => id,
         }
     }
+}
+
+/// `POST /v1/executions/{id}/approvals`: decisions on some or all of the calls held for
+/// approval.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Approvals {
+    pub decisions: Vec<ApprovalDecisionBody>,
+    /// Who decided, as the ledger records it (a person's name or address); the API key's
+    /// owner id when absent.
+    #[serde(default)]
+    pub by: Option<String>,
+}
+
+/// Longest `by` or `reason` of a decision.
+pub(crate) const MAX_DECISION_TEXT_BYTES: usize = 1024;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ApprovalDecisionBody {
+    /// The `id` of an entry of the execution's `approval_requests`.
+    pub id: String,
+    /// `approve` or `deny`.
+    #[schema(value_type = String)]
+    pub decision: DecisionWord,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum DecisionWord {
+    Approve,
+    Deny,
+}
+
+impl Approvals {
+    /// The decisions for the engine, and who made them; over-long text is refused.
+    pub(crate) fn into_parts(
+        self,
+    ) -> Result<(Vec<crate::engine::ApprovalAnswer>, Option<String>), crate::api::error::ApiError> {
+        let too_long = |what: &str| {
+            crate::api::error::ApiError::InvalidRequest(format!(
+                "{what} is longer than {MAX_DECISION_TEXT_BYTES} bytes"
+            ))
+        };
+        if self.by.as_ref().is_some_and(|by| by.len() > MAX_DECISION_TEXT_BYTES) {
+            return Err(too_long("by"));
+        }
+        let decisions = self
+            .decisions
+            .into_iter()
+            .map(|d| {
+                if d.reason.as_ref().is_some_and(|r| r.len() > MAX_DECISION_TEXT_BYTES) {
+                    return Err(too_long("a decision's reason"));
+                }
+                Ok(crate::engine::ApprovalAnswer {
+                    id: d.id,
+                    approve: matches!(d.decision, DecisionWord::Approve),
+                    reason: d.reason,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok((decisions, self.by))
+    }
+}
+
+/// What a script could reach: each tool its code names, with its side effects and whether a
+/// call would need approval.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct PreviewBody {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[schema(value_type = Vec<Object>)]
+    pub tools: Vec<crate::engine::service::PreviewTool>,
+    pub complete: bool,
+    pub notes: Vec<String>,
 }
 
 /// `POST /v1/executions/{id}/tool_results`.
@@ -158,6 +251,36 @@ pub(crate) struct ToolUseBlock {
     pub caller: CallerBlock,
 }
 
+/// A call held until a person approves or denies it.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct ApprovalRequestBlock {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Decisions name this id (`apr_...`).
+    pub id: String,
+    /// The call's id: a client tool's `tool_use` has it once approved; the ledger entry's.
+    pub tool_use_id: String,
+    pub name: String,
+    #[schema(value_type = Object)]
+    pub input: std::sync::Arc<serde_json::Map<String, serde_json::Value>>,
+    pub caller: CallerBlock,
+    /// `read_only`, `idempotent` or `write`.
+    #[schema(value_type = String)]
+    pub side_effects: crate::tools::SideEffects,
+    /// `client`, `http` or `mcp`.
+    pub executor: &'static str,
+    pub reason: Option<String>,
+    /// The approval policy's rule that asked (its index), if one did.
+    pub rule: Option<usize>,
+    /// 1 for the execution's first tool call.
+    pub call_number: u64,
+    /// Calls the execution made before this one, by tool.
+    #[schema(value_type = Object)]
+    pub calls_so_far: BTreeMap<String, u64>,
+    /// Denied (`approval_timeout`) at this time if nobody decides.
+    pub expires_at: String,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct CodeExecutionResult {
     #[serde(rename = "type")]
@@ -245,6 +368,9 @@ pub(crate) struct Execution {
     #[schema(value_type = String)]
     pub status: ExecutionStatus,
     pub tool_uses: Vec<ToolUseBlock>,
+    /// Calls held for approval (`POST /v1/executions/{id}/approvals`); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub approval_requests: Vec<ApprovalRequestBlock>,
     pub result: Option<CodeExecutionResult>,
     pub error: Option<ErrorInfo>,
     /// Once finished: the result as Anthropic's `code_execution_tool_result` block; for a
@@ -276,6 +402,25 @@ impl Execution {
                 name: t.name,
                 input: t.input,
                 caller: CallerBlock { kind: CALLER_TYPE, tool_id: view.id.clone() },
+            })
+            .collect();
+        let approval_requests = view
+            .approval_requests
+            .into_iter()
+            .map(|r| ApprovalRequestBlock {
+                kind: "approval_request",
+                id: r.id,
+                tool_use_id: r.tool_use_id,
+                name: r.name,
+                input: r.input,
+                caller: CallerBlock { kind: CALLER_TYPE, tool_id: view.id.clone() },
+                side_effects: r.side_effects,
+                executor: r.executor,
+                reason: r.reason,
+                rule: r.rule,
+                call_number: r.call_number,
+                calls_so_far: r.calls_so_far,
+                expires_at: rfc3339(r.expires_at),
             })
             .collect();
         let counts = view.outcome.as_ref().map(|o| o.counts.clone()).unwrap_or_default();
@@ -310,6 +455,7 @@ impl Execution {
             },
             status: view.status,
             tool_uses,
+            approval_requests,
             result,
             error: view.error.map(|e| ErrorInfo { kind: e.kind, message: e.message }),
             code_execution_tool_result,
@@ -369,6 +515,8 @@ pub(crate) struct ExecutionQuery {
     pub outcome: Option<String>,
     /// Executions that called this tool.
     pub tool: Option<String>,
+    /// Executions with a call `approved`, `denied`, or `asked` about (a person was asked).
+    pub approval: Option<String>,
     pub limit: Option<i64>,
 }
 
@@ -390,6 +538,15 @@ impl ExecutionQuery {
             until: self.until.as_deref().map(|t| parse_time("until", t)).transpose()?,
             outcome: self.outcome,
             tool: self.tool,
+            approval: match self.approval.as_deref() {
+                None => None,
+                Some(word @ ("approved" | "denied" | "asked")) => Some(word.to_owned()),
+                Some(_) => {
+                    return Err(crate::api::error::ApiError::InvalidRequest(
+                        "approval must be approved, denied or asked".into(),
+                    ));
+                }
+            },
             limit: self.limit,
         })
     }

@@ -15,6 +15,10 @@ pub enum CallStatus {
     Failed,
     TimedOut,
     Cancelled,
+    /// Held until a person decides (`POST /v1/executions/{id}/approvals`).
+    AwaitingApproval,
+    /// Not approved (by a person, the policy, or nobody in time): the tool did not run.
+    Denied,
 }
 
 impl CallStatus {
@@ -27,11 +31,13 @@ impl CallStatus {
             Self::Failed => "failed",
             Self::TimedOut => "timed_out",
             Self::Cancelled => "cancelled",
+            Self::AwaitingApproval => "awaiting_approval",
+            Self::Denied => "denied",
         }
     }
 
     pub fn is_final(self) -> bool {
-        !matches!(self, Self::Requested | Self::Dispatched)
+        !matches!(self, Self::Requested | Self::Dispatched | Self::AwaitingApproval)
     }
 }
 
@@ -68,6 +74,35 @@ pub struct LedgerEntry {
     pub requested_at: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<u64>,
+    /// How the call was approved or denied, when a policy rule or a person decided it (calls
+    /// no rule matched and that needed no approval have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalRecord>,
+}
+
+/// A decision on one call, as the ledger keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalRecord {
+    pub decision: ApprovalDecision,
+    /// `policy` (see `rule`), `timeout`, or who answered: the `by` of the request that decided,
+    /// else the API key's owner id.
+    pub by: String,
+    /// The policy rule's index in the policy file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Whether a person was asked (the call waited for a decision).
+    pub asked: bool,
+    /// Unix milliseconds.
+    pub decided_at: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    Approved,
+    Denied,
 }
 
 /// Figures returned with every execution.
@@ -94,6 +129,9 @@ pub struct AutoCounts {
     pub array_items_per_tool: BTreeMap<String, u64>,
     /// How many times each pause of the script called (a gather of N pauses once with N).
     pub calls_per_pause: Vec<u64>,
+    /// Decisions on calls: `approved`, `denied`, and `asked` (a person was asked).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub approvals: BTreeMap<String, u64>,
 }
 
 fn is_zero(n: &u64) -> bool {

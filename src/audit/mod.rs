@@ -23,7 +23,8 @@ pub use store::{ExecutionFilter, Store, StoreError};
 
 pub(crate) use chain::{GENESIS_HASH, record_hash, record_seal_holds, verify_chain_from};
 pub(crate) use events::{
-    AutoCounts, CallStatus, Ending, ExceptionInfo, FinishStatus, Finished, ForkPoint, LedgerEntry, Usage,
+    ApprovalDecision, ApprovalRecord, AutoCounts, CallStatus, Ending, ExceptionInfo, FinishStatus, Finished, ForkPoint,
+    LedgerEntry, Usage,
 };
 pub(crate) use history::ExecutionHistory;
 pub(crate) use recorder::Discard;

@@ -29,6 +29,10 @@ pub(crate) enum AuditCommand {
         outcome: Option<String>,
         #[arg(long)]
         tool: Option<String>,
+        /// Executions with a call that was `approved`, `denied`, or `asked` about (a person was
+        /// asked to decide).
+        #[arg(long, value_parser = ["approved", "denied", "asked"])]
+        approval: Option<String>,
         #[arg(long, default_value_t = 50)]
         limit: i64,
         #[command(flatten)]
@@ -77,11 +81,12 @@ pub(super) async fn audit_command(command: AuditCommand) -> ExitCode {
                 }
                 Ok(ExitCode::SUCCESS)
             }
-            AuditCommand::List { container, outcome, tool, limit, store } => {
+            AuditCommand::List { container, outcome, tool, approval, limit, store } => {
                 let filter = ExecutionFilter {
                     container_id: container,
                     outcome,
                     tool,
+                    approval,
                     limit: Some(limit),
                     ..Default::default()
                 };

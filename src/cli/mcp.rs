@@ -13,7 +13,10 @@ pub(crate) struct McpArgs {
 
 pub(super) async fn mcp(args: McpArgs) -> ExitCode {
     super::serve::init_logging();
-    let service = match args.service.build().await {
+    // Over stdio there is no API for a person to approve a held call: it is denied at once.
+    let nobody = "nobody can approve calls over `sluice mcp` (stdio): set requires_approval or an approval \
+                  policy rule for this tool, or run `sluice serve` and approve over HTTP";
+    let service = match args.service.build(Some(nobody)).await {
         Ok(service) => service,
         Err(e) => return usage_error(&e),
     };

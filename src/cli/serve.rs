@@ -54,7 +54,7 @@ pub(super) async fn serve(args: ServeArgs) -> ExitCode {
 }
 
 async fn serve_until_signal(args: ServeArgs) -> Result<(), String> {
-    let service = args.service.build().await?;
+    let service = args.service.build(None).await?;
     let keys = ApiKeys::new(&args.api_keys);
     let metrics = match (&args.metrics_key, args.metrics_public) {
         (_, true) => crate::api::auth::MetricsAccess::Public,

@@ -76,6 +76,11 @@ pub(crate) struct ServiceArgs {
     /// nothing is downloaded.
     #[arg(long, env = "SLUICE_SEARCH_MODEL", value_name = "DIR")]
     pub search_model: Option<PathBuf>,
+    /// Rules that allow, deny or hold for a person's approval the calls code makes, by tool,
+    /// key, arguments and count (a JSON file, see README). Without it, calls to tools that
+    /// require approval wait for a person and the others run.
+    #[arg(long, env = "SLUICE_APPROVAL_POLICY", value_name = "FILE")]
+    pub approval_policy: Option<PathBuf>,
 }
 
 /// The operator's MCP servers, started (an empty set without a file).
@@ -91,7 +96,9 @@ pub(super) async fn start_mcp(path: Option<&std::path::Path>) -> Result<McpServe
 impl ServiceArgs {
     /// Opens the store, recovers what the last stop cut off, loads the sandbox image and
     /// starts the MCP servers: the service, ready to serve.
-    pub(super) async fn build(&self) -> Result<Service, String> {
+    /// The service these flags describe; `nobody_to_ask` is set where no person can approve a
+    /// held call (it is then denied with that reason).
+    pub(super) async fn build(&self, nobody_to_ask: Option<&str>) -> Result<Service, String> {
         if let Some(dir) = &self.search_model {
             let model = crate::tools::search::Embedder::load(dir).map_err(|e| format!("--search-model: {e}"))?;
             crate::tools::search::use_model(std::sync::Arc::new(model));
@@ -104,6 +111,13 @@ impl ServiceArgs {
         let mut quotas = Quotas::default();
         for assignment in &self.quotas {
             quotas.set(&assignment.key, assignment.value).map_err(|e| format!("--quota: {e}"))?;
+        }
+        let mut approvals = match &self.approval_policy {
+            Some(path) => crate::tools::approval::ApprovalPolicy::load(path)?,
+            None => Default::default(),
+        };
+        if let Some(why) = nobody_to_ask {
+            approvals = approvals.with_nobody_to_ask(why);
         }
         let policy = EgressPolicy::new(&self.http_tool_allow)?;
         let ca = match &self.http_tool_ca {
@@ -147,6 +161,7 @@ impl ServiceArgs {
             quotas,
             http,
             mcp: start_mcp(self.mcp_config.as_deref()).await?,
+            approvals,
         };
         Ok(Service::with_store(sandbox, config, store))
     }

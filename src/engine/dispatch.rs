@@ -4,6 +4,7 @@
 
 use crate::call::{ToolCall, ToolFailure};
 use crate::tools::Admission;
+use crate::tools::approval::ApprovalPolicy;
 use crate::tools::http::CallContext;
 use std::future::Future;
 
@@ -24,4 +25,11 @@ pub trait Dispatcher: Send + Sync {
         call: &ToolCall,
         context: &CallContext,
     ) -> impl Future<Output = Dispatch> + Send;
+
+    /// The approval policy calls pass before they are dispatched; `None` where nobody could
+    /// approve (offline runs, whose operator is the one running them). Replay needs none: it
+    /// answers denied calls from the ledger like any other.
+    fn approvals(&self) -> Option<&ApprovalPolicy> {
+        None
+    }
 }

@@ -18,7 +18,7 @@ mod waiting;
 pub use dispatch::{Dispatch, Dispatcher};
 pub(crate) use offline::OFFLINE_OWNER;
 pub use offline::{Answers, ScriptRun, run_script};
-pub use run::{Moved, Run, RunContext};
+pub use run::{ApprovalAnswer, ApprovalCall, Moved, Run, RunContext};
 pub use waiting::WaitingRun;
 
 pub(crate) use crate::audit::{CallStatus, LedgerEntry, Usage};

@@ -83,7 +83,8 @@ fn recorded_result(call: &LedgerEntry) -> Result<CallResult, ReplayError> {
             })?;
             Ok(CallResult::ok(call.seq, text))
         }
-        CallStatus::Refused | CallStatus::Failed | CallStatus::TimedOut => {
+        // A denied call got the same failure, whoever denied it: the decision is not asked again.
+        CallStatus::Refused | CallStatus::Failed | CallStatus::TimedOut | CallStatus::Denied => {
             let mut failure = ToolFailure::new(
                 call.error_code.unwrap_or(crate::call::FailureCode::ToolError),
                 call.error_message.clone().unwrap_or_default(),

@@ -4,13 +4,15 @@
 use super::dispatch::{Dispatch, Dispatcher};
 use super::waiting::WaitingRun;
 use crate::audit::{
-    AutoCounts, CallStatus, Ending, Event, ExceptionInfo, Finished, LedgerEntry, Recorder, StoreError, Usage, unix_ms,
+    ApprovalDecision, ApprovalRecord, AutoCounts, CallStatus, Ending, Event, ExceptionInfo, Finished, LedgerEntry,
+    Recorder, StoreError, Usage, unix_ms,
 };
 use crate::call::{CallResult, FailureCode, ToolCall, ToolFailure};
 use crate::sandbox::{Container, ExecuteRequest, Limits, Outcome, SandboxError, Step};
-use crate::tools::Toolset;
+use crate::tools::approval::{RuleDecision, Verdict};
 use crate::tools::http::CallContext;
 use crate::tools::search::{SEARCH_CALL, SearchRequest};
+use crate::tools::{Admission, Toolset};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
@@ -33,6 +35,36 @@ pub struct ClientCall {
     /// Past this, the script gets `TimeoutError` from the call.
     pub deadline: Instant,
 }
+
+/// A call held until a person approves or denies it.
+#[derive(Debug, Clone)]
+pub struct ApprovalCall {
+    /// The approval's id (`apr_...`), which decisions name.
+    pub id: String,
+    /// The call's id: its `tool_use` id once approved, and its ledger entry's.
+    pub call_id: String,
+    pub seq: u64,
+    pub name: String,
+    pub input: Arc<serde_json::Map<String, serde_json::Value>>,
+    /// Why it waits: the policy rule's reason, or that the tool requires approval.
+    pub reason: Option<String>,
+    /// The policy rule that asked, if one did.
+    pub rule: Option<usize>,
+    /// Past this, the call is denied (`approval_timeout`).
+    pub deadline: Instant,
+}
+
+/// A person's decision on one held call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalAnswer {
+    /// The approval's id (`apr_...`).
+    pub id: String,
+    pub approve: bool,
+    pub reason: Option<String>,
+}
+
+/// A call the gate admitted, with what carrying it out needs.
+type Admitted = (Admission, ToolCall, CallContext);
 
 /// Where an execution stands after a step, inside the engine.
 #[derive(Debug)]
@@ -93,6 +125,8 @@ pub struct Run {
     pub(super) ledger: Vec<LedgerEntry>,
     /// Calls handed to the API caller and not answered yet.
     pub(super) client_calls: Vec<ClientCall>,
+    /// Calls held for a person's approval.
+    pub(super) approval_calls: Vec<ApprovalCall>,
     /// New calls per pause of the script (a gather of N pauses once with N).
     pub(super) pauses: Vec<usize>,
     /// A timer of the script falls due then: move it on even without answers.
@@ -123,6 +157,7 @@ impl Run {
             limits,
             ledger: Vec::new(),
             client_calls: Vec::new(),
+            approval_calls: Vec::new(),
             pauses: Vec::new(),
             wake_at: None,
             usage: Usage::default(),
@@ -206,9 +241,7 @@ impl Run {
                 run_time: Duration::ZERO,
                 tool_calls: self.usage.tool_calls,
             };
-            for seq in self.client_calls.drain(..).map(|c| c.seq).collect::<Vec<_>>() {
-                self.set_status(seq, CallStatus::Cancelled);
-            }
+            self.cancel_pending();
             self.finish(&outcome, Ending::InternalError, Some(error.to_string()));
         }
         self.flush().await?;
@@ -270,9 +303,29 @@ impl Run {
         &self.client_calls
     }
 
+    /// Calls held for a person's approval.
+    pub fn approval_calls(&self) -> &[ApprovalCall] {
+        &self.approval_calls
+    }
+
+    /// Whether the script waits on the API caller: a client call or an approval.
+    pub fn is_waiting(&self) -> bool {
+        !self.client_calls.is_empty() || !self.approval_calls.is_empty()
+    }
+
     /// The earliest moment the engine must move this execution on by itself.
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.client_calls.iter().map(|c| c.deadline).chain(self.wake_at).min()
+        let approvals = self.approval_calls.iter().map(|c| c.deadline);
+        self.client_calls.iter().map(|c| c.deadline).chain(approvals).chain(self.wake_at).min()
+    }
+
+    /// Cancels every call that waits on the API caller (the execution ends without them).
+    pub(super) fn cancel_pending(&mut self) {
+        let client = self.client_calls.drain(..).map(|c| c.seq);
+        let pending: Vec<u64> = client.chain(self.approval_calls.drain(..).map(|c| c.seq)).collect();
+        for seq in pending {
+            self.set_status(seq, CallStatus::Cancelled);
+        }
     }
 
     pub(super) async fn advance(
@@ -298,14 +351,28 @@ impl Run {
             self.cancel(&pending.cancelled);
             self.wake_at = pending.wake_after.map(|after| Instant::now() + after);
             let ready = self.dispatch_all(container.id().to_string(), pending.calls, dispatcher).await?;
-            if !self.client_calls.is_empty() {
-                self.held.extend(ready);
+            self.held.extend(ready);
+            if self.is_waiting() {
                 return Ok(Progress::Waiting);
             }
-            let mut results = std::mem::take(&mut self.held);
-            results.extend(ready);
+            let results = std::mem::take(&mut self.held);
             step = self.resume(container, results).await?;
         }
+    }
+
+    /// Resumes the script with the results held so far once nothing waits on the API caller;
+    /// otherwise it keeps waiting.
+    pub(super) async fn go_on(
+        &mut self,
+        container: &mut Container,
+        dispatcher: &impl Dispatcher,
+    ) -> Result<Progress, EngineError> {
+        if self.is_waiting() {
+            return Ok(Progress::Waiting);
+        }
+        let results = std::mem::take(&mut self.held);
+        let step = self.resume(container, results).await?;
+        self.advance(container, step, dispatcher).await
     }
 
     /// Gates every new call, dispatches the admitted ones concurrently, and returns the
@@ -320,13 +387,7 @@ impl Run {
         let mut admitted = Vec::new();
         for mut call in calls {
             self.usage.tool_calls += 1;
-            let context = CallContext {
-                owner: self.owner.clone(),
-                container_id: container_id.clone(),
-                execution_id: self.id.clone(),
-                call_id: format!("call_{}", uuid::Uuid::new_v4().simple()),
-                seq: call.seq,
-            };
+            let context = self.call_context(&container_id, format!("call_{}", uuid::Uuid::new_v4().simple()), call.seq);
             let raw_input = call.input.clone();
             // A script's tool search is answered here, with no gate or executor: it reads the
             // execution's own tools and changes nothing. `None` is that search.
@@ -356,6 +417,7 @@ impl Run {
                 idempotency_key: context.idempotency_key(),
                 requested_at: now_ms(),
                 finished_at: None,
+                approval: None,
             });
             match admission {
                 None => {
@@ -364,11 +426,140 @@ impl Run {
                 }
                 Some(Err(refusal)) => ready.push(self.settle(call.seq, Err(refusal), 0)),
                 Some(Ok(admission)) => {
-                    self.set_status(call.seq, CallStatus::Dispatched);
-                    admitted.push((admission, call, context));
+                    let verdict = dispatcher.approvals().map(|policy| {
+                        let calls = self.toolset.calls_of(&call.name);
+                        policy.decide(&admission.tool.definition, &call.input, &self.owner, calls)
+                    });
+                    match verdict {
+                        Some(verdict) if verdict.decision == RuleDecision::Ask => {
+                            self.hold_for_approval(&context, &call, verdict)
+                        }
+                        Some(verdict) if verdict.decision == RuleDecision::Deny => {
+                            let failure = self.decide(call.seq, Decided::Policy(&verdict), false);
+                            ready.push(self.settle(call.seq, Err(failure), 0));
+                        }
+                        verdict => {
+                            if let Some(verdict) = verdict.filter(|v| v.rule.is_some()) {
+                                self.decide(call.seq, Decided::Policy(&verdict), true);
+                            }
+                            self.set_status(call.seq, CallStatus::Dispatched);
+                            admitted.push((admission, call, context));
+                        }
+                    }
                 }
             }
         }
+        ready.extend(self.carry_out(admitted, dispatcher).await?);
+        Ok(ready)
+    }
+
+    fn call_context(&self, container_id: &str, call_id: String, seq: u64) -> CallContext {
+        CallContext {
+            owner: self.owner.clone(),
+            container_id: container_id.to_owned(),
+            execution_id: self.id.clone(),
+            call_id,
+            seq,
+        }
+    }
+
+    /// Holds a call until a person decides on it.
+    fn hold_for_approval(&mut self, context: &CallContext, call: &ToolCall, verdict: Verdict) {
+        self.set_status(call.seq, CallStatus::AwaitingApproval);
+        let input = self.find_entry(call.seq).map(|e| e.input.clone()).unwrap_or_default();
+        let suffix = context.call_id.strip_prefix("call_").unwrap_or(&context.call_id);
+        self.approval_calls.push(ApprovalCall {
+            id: format!("apr_{suffix}"),
+            call_id: context.call_id.clone(),
+            seq: call.seq,
+            name: call.name.clone(),
+            input,
+            reason: verdict.reason,
+            rule: verdict.rule,
+            deadline: Instant::now() + Duration::from_millis(self.limits.pending_timeout_ms),
+        });
+    }
+
+    /// Records a decision on a call in its ledger entry; for a denial, returns the failure the
+    /// script gets.
+    pub(super) fn decide(&mut self, seq: u64, decided: Decided<'_>, approve: bool) -> ToolFailure {
+        let (by, rule, reason, asked) = match decided {
+            Decided::Policy(verdict) => ("policy".to_owned(), verdict.rule, verdict.reason.clone(), false),
+            Decided::Person { by, reason } => (by.to_owned(), None, reason.map(str::to_owned), true),
+            Decided::Timeout => ("timeout".to_owned(), None, None, true),
+        };
+        let timed_out = matches!(decided, Decided::Timeout);
+        let record = ApprovalRecord {
+            decision: if approve { ApprovalDecision::Approved } else { ApprovalDecision::Denied },
+            by,
+            rule,
+            reason,
+            asked,
+            decided_at: now_ms(),
+        };
+        let details = serde_json::json!({"by": record.by, "rule": record.rule, "reason": record.reason});
+        let entry = self.entry_mut(seq);
+        let tool = entry.tool.clone();
+        entry.approval = Some(record);
+        let (code, message) = match (timed_out, details["reason"].as_str()) {
+            (true, _) => (
+                FailureCode::ApprovalTimeout,
+                format!(
+                    "nobody approved the call to {tool} within pending_timeout_ms={}",
+                    self.limits.pending_timeout_ms
+                ),
+            ),
+            (false, Some(reason)) => (FailureCode::Denied, format!("the call to {tool} was denied: {reason}")),
+            (false, None) => (FailureCode::Denied, format!("the call to {tool} was denied")),
+        };
+        let mut failure = ToolFailure::new(code, message);
+        failure.details = details;
+        failure
+    }
+
+    /// Carries out the calls a person approved, then goes on when nothing else waits.
+    pub(super) async fn approve_now(
+        &mut self,
+        container: &mut Container,
+        answers: Vec<ApprovalAnswer>,
+        by: &str,
+        dispatcher: &impl Dispatcher,
+    ) -> Result<Progress, EngineError> {
+        let container_id = container.id().to_string();
+        let mut admitted = Vec::new();
+        for answer in answers {
+            let Some(at) = self.approval_calls.iter().position(|c| c.id == answer.id) else { continue };
+            let held = self.approval_calls.remove(at);
+            let decided = Decided::Person { by, reason: answer.reason.as_deref() };
+            let failure = self.decide(held.seq, decided, answer.approve);
+            let tool = self.toolset.get(&held.name).cloned();
+            match tool.filter(|_| answer.approve) {
+                Some(tool) => {
+                    self.set_status(held.seq, CallStatus::Dispatched);
+                    let coerced = self.find_entry(held.seq).is_some_and(|e| e.coerced);
+                    let call = ToolCall { seq: held.seq, name: held.name, input: (*held.input).clone(), refusal: None };
+                    let context = self.call_context(&container_id, held.call_id, held.seq);
+                    admitted.push((Admission { tool, coerced }, call, context));
+                }
+                None => {
+                    let result = self.settle(held.seq, Err(failure), 0);
+                    self.held.push(result);
+                }
+            }
+        }
+        let ready = self.carry_out(admitted, dispatcher).await?;
+        self.held.extend(ready);
+        self.go_on(container, dispatcher).await
+    }
+
+    /// Dispatches admitted calls concurrently; returns the results that are ready, and client
+    /// calls join `client_calls`.
+    async fn carry_out(
+        &mut self,
+        admitted: Vec<Admitted>,
+        dispatcher: &impl Dispatcher,
+    ) -> Result<Vec<CallResult>, EngineError> {
+        let mut ready = Vec::new();
         // A call that may change something is on record as dispatched before it can act; the
         // others are recorded with their results, in one write.
         if admitted.iter().any(|(admission, _, _)| admission.tool.may_act()) {
@@ -477,6 +668,9 @@ impl Run {
                 entry.error_message = Some(failure.message.clone());
                 entry.error_details = failure.details.clone();
                 let status = match () {
+                    () if matches!(failure.code, FailureCode::Denied | FailureCode::ApprovalTimeout) => {
+                        CallStatus::Denied
+                    }
                     () if refused => CallStatus::Refused,
                     () if failure.code == FailureCode::Timeout => CallStatus::TimedOut,
                     () => CallStatus::Failed,
@@ -496,6 +690,7 @@ impl Run {
         }
         let cancelled: HashSet<u64> = seqs.iter().copied().collect();
         self.client_calls.retain(|c| !cancelled.contains(&c.seq));
+        self.approval_calls.retain(|c| !cancelled.contains(&c.seq));
         self.held.retain(|r| !cancelled.contains(&r.seq));
         for &seq in seqs {
             if self.find_entry(seq).is_some_and(|entry| !entry.status.is_final()) {
@@ -521,6 +716,7 @@ impl Run {
 
     pub(super) fn finish(&mut self, outcome: &Outcome, kind: Ending, error_message: Option<String>) {
         self.client_calls.clear();
+        self.approval_calls.clear();
         self.held.clear();
         self.wake_at = None;
         self.usage.time_ms = outcome.run_time.as_millis() as u64;
@@ -558,6 +754,16 @@ impl Run {
                 continue;
             }
             *counts.calls_per_tool.entry(call.tool.clone()).or_default() += 1;
+            if let Some(approval) = &call.approval {
+                let decision = match approval.decision {
+                    ApprovalDecision::Approved => "approved",
+                    ApprovalDecision::Denied => "denied",
+                };
+                *counts.approvals.entry(decision.into()).or_default() += 1;
+                if approval.asked {
+                    *counts.approvals.entry("asked".into()).or_default() += 1;
+                }
+            }
             if let Some(result) = call.result.as_deref().filter(|r| r.trim_start().starts_with('['))
                 && let Ok(items) = serde_json::from_str::<Vec<serde::de::IgnoredAny>>(result)
             {
@@ -566,6 +772,13 @@ impl Run {
         }
         counts
     }
+}
+
+/// Who decided a call.
+pub(super) enum Decided<'a> {
+    Policy(&'a Verdict),
+    Person { by: &'a str, reason: Option<&'a str> },
+    Timeout,
 }
 
 /// The failure that replaces a result past [`MAX_RESULT_BYTES_PER_EXECUTION`].

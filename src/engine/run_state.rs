@@ -1,7 +1,7 @@
 //! A waiting run as data, kept with its container's snapshot so that the execution survives a
 //! restart or moves to another node.
 
-use super::run::{ClientCall, Run, RunContext};
+use super::run::{ApprovalCall, ClientCall, Run, RunContext};
 use super::waiting::WaitingRun;
 use crate::audit::{LedgerEntry, Recorder, Usage};
 use crate::call::{CallResult, ToolFailure};
@@ -26,6 +26,9 @@ pub struct RunState {
     pub limits: Limits,
     pub ledger: Vec<LedgerEntry>,
     pub client_calls: Vec<ClientCallState>,
+    /// Calls held for approval (absent in states saved before approvals existed).
+    #[serde(default)]
+    pub approval_calls: Vec<ApprovalCallState>,
     pub pauses: Vec<usize>,
     pub wake_after_ms: Option<u64>,
     pub usage: Usage,
@@ -39,6 +42,21 @@ pub struct ClientCallState {
     pub name: String,
     pub input: Arc<serde_json::Map<String, serde_json::Value>>,
     /// Time left before the call times out.
+    pub remaining_ms: u64,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct ApprovalCallState {
+    pub id: String,
+    pub call_id: String,
+    pub seq: u64,
+    pub name: String,
+    pub input: Arc<serde_json::Map<String, serde_json::Value>>,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub rule: Option<usize>,
+    /// Time left before the call is denied for want of a decision.
     pub remaining_ms: u64,
 }
 
@@ -76,6 +94,20 @@ impl WaitingRun {
                     remaining_ms: remaining(c.deadline),
                 })
                 .collect(),
+            approval_calls: run
+                .approval_calls
+                .iter()
+                .map(|c| ApprovalCallState {
+                    id: c.id.clone(),
+                    call_id: c.call_id.clone(),
+                    seq: c.seq,
+                    name: c.name.clone(),
+                    input: c.input.clone(),
+                    reason: c.reason.clone(),
+                    rule: c.rule,
+                    remaining_ms: remaining(c.deadline),
+                })
+                .collect(),
             pauses: run.pauses.clone(),
             wake_after_ms: run.wake_at.map(remaining),
             usage: run.usage.clone(),
@@ -108,6 +140,20 @@ impl WaitingRun {
                 seq: c.seq,
                 name: c.name,
                 input: c.input,
+                deadline: now + Duration::from_millis(c.remaining_ms),
+            })
+            .collect();
+        run.approval_calls = state
+            .approval_calls
+            .into_iter()
+            .map(|c| ApprovalCall {
+                id: c.id,
+                call_id: c.call_id,
+                seq: c.seq,
+                name: c.name,
+                input: c.input,
+                reason: c.reason,
+                rule: c.rule,
                 deadline: now + Duration::from_millis(c.remaining_ms),
             })
             .collect();

@@ -2,8 +2,8 @@
 //! moved on by its timers, be saved with its container, or be interrupted.
 
 use super::dispatch::Dispatcher;
-use super::run::{EngineError, Moved, Progress, Run};
-use crate::audit::{CallStatus, Ending};
+use super::run::{ApprovalAnswer, Decided, EngineError, Moved, Progress, Run};
+use crate::audit::Ending;
 use crate::call::{FailureCode, ToolFailure};
 use crate::sandbox::{Container, Outcome};
 use std::collections::{HashMap, HashSet};
@@ -17,6 +17,10 @@ pub struct WaitingRun(pub(super) Run);
 #[derive(Debug)]
 pub struct CheckedAnswers(Vec<(String, Result<String, ToolFailure>)>);
 
+/// Decisions checked against a waiting run's held calls: each names one, at most once.
+#[derive(Debug)]
+pub struct CheckedDecisions(Vec<ApprovalAnswer>);
+
 /// What is wrong with a set of answers to the pending client calls.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AnswerError {
@@ -26,6 +30,14 @@ pub enum AnswerError {
     Duplicate(String),
     #[error("pending calls are not answered: {}", .0.join(", "))]
     Missing(Vec<String>),
+    #[error("this execution has no pending tool calls; it waits for approvals (POST /v1/executions/{{id}}/approvals)")]
+    NoToolCalls,
+    #[error("this execution has no calls waiting for approval; it waits for tool results")]
+    NoApprovals,
+    #[error("no decisions given")]
+    NoDecisions,
+    #[error("call {0:?} is not waiting for approval in this execution")]
+    NotHeld(String),
 }
 
 impl WaitingRun {
@@ -39,8 +51,31 @@ impl WaitingRun {
         &self,
         answers: Vec<(String, Result<String, ToolFailure>)>,
     ) -> Result<CheckedAnswers, AnswerError> {
+        if self.0.client_calls.is_empty() {
+            return Err(AnswerError::NoToolCalls);
+        }
         check_ids(&self.0, answers.iter().map(|(id, _)| id.as_str()))?;
         Ok(CheckedAnswers(answers))
+    }
+
+    /// Checks decisions on held calls: some or all of them, each at most once.
+    pub fn check_decisions(&self, decisions: Vec<ApprovalAnswer>) -> Result<CheckedDecisions, AnswerError> {
+        if self.0.approval_calls.is_empty() {
+            return Err(AnswerError::NoApprovals);
+        }
+        if decisions.is_empty() {
+            return Err(AnswerError::NoDecisions);
+        }
+        let mut seen = HashSet::new();
+        for decision in &decisions {
+            if !self.0.approval_calls.iter().any(|c| c.id == decision.id) {
+                return Err(AnswerError::NotHeld(decision.id.clone()));
+            }
+            if !seen.insert(decision.id.as_str()) {
+                return Err(AnswerError::Duplicate(decision.id.clone()));
+            }
+        }
+        Ok(CheckedDecisions(decisions))
     }
 }
 
@@ -74,6 +109,21 @@ impl WaitingRun {
         run.into_moved(progress)
     }
 
+    /// Carries out the approved calls and denies the others; the script goes on once nothing
+    /// else waits (other held calls, client calls). `by` names who decided.
+    pub async fn decide(
+        self,
+        container: &mut Container,
+        decisions: CheckedDecisions,
+        by: &str,
+        dispatcher: &impl Dispatcher,
+    ) -> Moved {
+        let mut run = self.0;
+        let progress = run.approve_now(container, decisions.0, by, dispatcher).await;
+        let progress = run.conclude(container, progress).await;
+        run.into_moved(progress)
+    }
+
     /// Moves the script on without the client's answers: calls past their deadline get
     /// `TimeoutError`, and timers of the script that fell due run.
     pub async fn expire(self, container: &mut Container, now: Instant, dispatcher: &impl Dispatcher) -> Moved {
@@ -101,15 +151,12 @@ impl Run {
         answers: Vec<(String, Result<String, ToolFailure>)>,
         dispatcher: &impl Dispatcher,
     ) -> Result<Progress, EngineError> {
-        let mut results = std::mem::take(&mut self.held);
         let seq_of: HashMap<String, u64> = self.client_calls.drain(..).map(|c| (c.id, c.seq)).collect();
         for (id, result) in answers {
-            results.push(self.settle(seq_of[&id], result, 1));
+            let settled = self.settle(seq_of[&id], result, 1);
+            self.held.push(settled);
         }
-        let progress = match self.resume(container, results).await {
-            Ok(step) => self.advance(container, step, dispatcher).await,
-            Err(e) => Err(e),
-        };
+        let progress = self.go_on(container, dispatcher).await;
         self.conclude(container, progress).await
     }
 
@@ -129,6 +176,12 @@ impl Run {
             );
             results.push(self.settle(call.seq, Err(failure), 1));
         }
+        let (due, held): (Vec<_>, Vec<_>) = self.approval_calls.drain(..).partition(|c| c.deadline <= now);
+        self.approval_calls = held;
+        for call in due {
+            let failure = self.decide(call.seq, Decided::Timeout, false);
+            results.push(self.settle(call.seq, Err(failure), 0));
+        }
         self.wake_at = None;
         let progress = match self.resume(container, results).await {
             Ok(step) => self.advance(container, step, dispatcher).await,
@@ -139,9 +192,7 @@ impl Run {
 
     /// Records an execution the host ended (shutdown, deletion) and its rollback.
     async fn record_interrupted(&mut self, outcome: &Outcome, why: &str) -> Result<(), EngineError> {
-        for seq in self.client_calls.drain(..).map(|c| c.seq).collect::<Vec<_>>() {
-            self.set_status(seq, CallStatus::Cancelled);
-        }
+        self.cancel_pending();
         self.finish(outcome, Ending::Interrupted, Some(why.to_owned()));
         self.flush().await
     }

@@ -5,9 +5,11 @@
 //! [`ToolFailure`] with a stable code that the script sees as the matching `sluice`
 //! exception. Tools know nothing of wasm: the engine feeds them calls.
 
+pub(crate) mod approval;
 pub(crate) mod egress;
 pub(crate) mod http;
 pub(crate) mod mcp;
+pub(crate) mod preview;
 pub(crate) mod registry;
 pub(crate) mod schema;
 pub(crate) mod search;
@@ -121,6 +123,12 @@ pub struct ToolDefinition {
     /// How the audit trail keeps this tool's results.
     #[serde(default, skip_serializing_if = "ResultStorage::is_text")]
     pub result_storage: ResultStorage,
+    /// Whether a call from code waits for a person's approval (`POST
+    /// /v1/executions/{id}/approvals`). Unset: yes for a tool the service carries out that may
+    /// change something (`http` or `mcp`, `side_effects: "write"`), no otherwise: a `client`
+    /// tool is already the caller's to run or refuse. The operator's policy has the last word.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_approval: Option<bool>,
 }
 
 /// Whether the audit trail keeps a tool's results as text (replayable) or only their hash
@@ -158,7 +166,14 @@ impl ToolDefinition {
             timeout_ms: None,
             max_calls_per_execution: None,
             result_storage: ResultStorage::Text,
+            requires_approval: None,
         }
+    }
+
+    /// Whether calls wait for approval when no policy rule decides them (see
+    /// [`ToolDefinition::requires_approval`]).
+    pub fn needs_approval(&self) -> bool {
+        self.requires_approval.unwrap_or(self.executor.is_server_side() && self.side_effects == SideEffects::Write)
     }
 
     pub fn callable_from_code(&self) -> bool {
@@ -287,6 +302,11 @@ impl Toolset {
     /// `max_calls_per_execution` holds across a restore or a move to another node).
     pub fn calls(&self) -> &BTreeMap<String, u64> {
         &self.calls
+    }
+
+    /// Calls this execution has made to `name` so far (the gate counts a call it admits).
+    pub fn calls_of(&self, name: &str) -> u64 {
+        self.calls.get(name).copied().unwrap_or(0)
     }
 
     /// The same tools, having had `calls` already.

@@ -44,12 +44,14 @@ impl PythonParts {
     }
 
     /// An `--mcp-config` with the three servers; the SQLite database and the memory file live
-    /// in `dir`.
+    /// in `dir`. Their write tools run without approval (`requires_approval: false`): these
+    /// tests are about MCP; `mcp::an_mcp_write_waits_for_approval` is about approvals.
     pub fn config(&self, dir: &std::path::Path) -> serde_json::Value {
         serde_json::json!({"mcpServers": {
             "time": {"command": self.time_server, "args": ["--local-timezone", "UTC"], "isolation": "shared"},
-            "sqlite": {"command": self.sqlite_server, "args": ["--db-path", dir.join("shop.db")], "timeout_ms": 60000},
-            "memory": {"command": "node", "args": [self.memory_server],
+            "sqlite": {"command": self.sqlite_server, "args": ["--db-path", dir.join("shop.db")], "timeout_ms": 60000,
+                       "requires_approval": false},
+            "memory": {"command": "node", "args": [self.memory_server], "requires_approval": false,
                        "env": {"MEMORY_FILE_PATH": dir.join("memory-${SLUICE_OWNER}.jsonl")}}
         }})
     }

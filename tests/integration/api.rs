@@ -262,8 +262,9 @@ async fn tool_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
 }
 
 fn http_tool(name: &str, url: String, side_effects: &str) -> Value {
+    // `requires_approval: false`: these tests are about executors, not approvals (tests/integration/approvals.rs).
     json!({"name": name, "allowed_callers": ["code_execution_20250825"], "executor": {"type": "http", "url": url},
-           "side_effects": side_effects, "timeout_ms": 2000})
+           "side_effects": side_effects, "timeout_ms": 2000, "requires_approval": false})
 }
 
 #[tokio::test]
@@ -645,7 +646,7 @@ async fn http_tool_faults_reach_the_script_as_typed_exceptions() {
     let (reset_url, resets) = resetting_server().await;
     let tool = |name: &str, url: String, side_effects: &str| {
         json!({"name": name, "allowed_callers": ["code_execution_20260120"], "side_effects": side_effects,
-               "executor": {"type": "http", "url": url}, "timeout_ms": 200})
+               "executor": {"type": "http", "url": url}, "timeout_ms": 200, "requires_approval": false})
     };
     let tools = json!([
         tool("hang_read", format!("{base}/hang"), "read_only"),

@@ -63,7 +63,8 @@ async fn a_killed_server_loses_nothing_it_reported() {
 
     // In flight when the server dies: a write tool call, and a long computation.
     let pay_tool = json!({"name": "pay", "allowed_callers": ["code_execution_20260120"], "side_effects": "write",
-                          "executor": {"type": "http", "url": pay_url}, "timeout_ms": 600000});
+                          "executor": {"type": "http", "url": pay_url}, "timeout_ms": 600000,
+                          "requires_approval": false});
     let paying = tokio::spawn({
         let (client, base) = (client.clone(), base.clone());
         async move {

@@ -13,6 +13,7 @@ mod server;
 
 mod anthropic_sdk;
 mod api;
+mod approvals;
 mod audit;
 mod cli;
 mod corpus;

@@ -138,8 +138,10 @@ async fn a_server_killed_mid_call_is_unavailable_and_the_next_call_starts_it_aga
     let dir = scratch("kill");
     let database = dir.join("slow.db");
     let config = json!({"mcpServers": {
-        "sqlite": {"command": parts.sqlite_server, "args": ["--db-path", database], "timeout_ms": 60000},
-        "hasty": {"command": parts.sqlite_server, "args": ["--db-path", dir.join("hasty.db")], "timeout_ms": 300}
+        "sqlite": {"command": parts.sqlite_server, "args": ["--db-path", database], "timeout_ms": 60000,
+                   "requires_approval": false},
+        "hasty": {"command": parts.sqlite_server, "args": ["--db-path", dir.join("hasty.db")], "timeout_ms": 300,
+                  "requires_approval": false}
     }});
     let app = router(&dir, servers(&config).await).await;
     // read_query takes only SELECTs: the slow count goes in a scalar subquery.
@@ -264,7 +266,10 @@ async fn a_changed_tool_list_is_listed_again() {
     let Some(parts) = common::python_parts() else { return };
     let dir = scratch("changing");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/changing_server.py");
-    let mcp = servers(&json!({"mcpServers": {"changing": {"command": parts.python, "args": [script]}}})).await;
+    let mcp = servers(
+        &json!({"mcpServers": {"changing": {"command": parts.python, "args": [script], "requires_approval": false}}}),
+    )
+    .await;
     assert!(mcp.get(None, "changing__unlock").is_some() && mcp.get(None, "changing__secret").is_none());
     let app = router(&dir, mcp.clone()).await;
     let view = execute(&app, "a", "print(await changing__unlock())", &["changing__unlock"]).await;
@@ -328,7 +333,10 @@ async fn a_streamable_http_server_is_a_tool_source_too() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let mcp = servers(&json!({"mcpServers": {"remote": {"url": url, "headers": {"X-Sluice-Test": "1"}}}})).await;
+    let mcp = servers(
+        &json!({"mcpServers": {"remote": {"url": url, "headers": {"X-Sluice-Test": "1"}, "requires_approval": false}}}),
+    )
+    .await;
     let app = router(&dir, mcp).await;
     let view = execute(&app, "a", "print(await remote__unlock())", &["remote__unlock"]).await;
     let _ = child.kill();
@@ -359,4 +367,27 @@ async fn what_a_stdio_server_starts_ends_with_its_session() {
         assert!(Instant::now() < deadline, "the server's own child outlived its session");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_write_waits_for_approval() {
+    let Some(parts) = common::python_parts() else { return };
+    let dir = scratch("approve");
+    let config = json!({"mcpServers": {
+        "sqlite": {"command": parts.sqlite_server, "args": ["--db-path", dir.join("a.db")], "timeout_ms": 60000}
+    }});
+    let app = router(&dir, servers(&config).await).await;
+    let code = "print(await sqlite__create_table(query='CREATE TABLE held (x INTEGER)'))";
+    let paused = execute(&app, "a", code, &["sqlite__create_table"]).await;
+    assert_eq!(paused["status"], "requires_action", "an unannotated MCP tool is a write: {paused}");
+    let request = &paused["approval_requests"][0];
+    assert_eq!((&request["name"], &request["executor"]), (&json!("sqlite__create_table"), &json!("mcp")));
+    assert!(!dir.join("a.db").exists() || std::fs::read(dir.join("a.db")).unwrap().windows(4).all(|w| w != b"held"));
+    let uri = format!("/v1/executions/{}/approvals", paused["id"].as_str().unwrap());
+    let approve = json!({"decisions": [{"id": request["id"], "decision": "approve"}]});
+    let (status, done) = send(&app, "POST", &uri, Some(approve), "a").await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["stdout"], "Table created successfully\n", "{done}");
+    assert!(std::fs::read(dir.join("a.db")).unwrap().windows(4).any(|w| w == b"held"), "the table is there now");
 }

@@ -6,6 +6,7 @@ decides what a tool call does.
 """
 
 __all__ = [
+    "ToolDeniedError",
     "ToolError",
     "ToolInputError",
     "ToolNotAllowedError",
@@ -51,7 +52,14 @@ class ToolUnavailableError(ToolError):
     """The tool could not be reached, after the retries the host already made."""
 
 
+class ToolDeniedError(ToolError):
+    """The call was not approved (`code` is `denied`, or `approval_timeout` when nobody
+    answered in time); the tool did not run. `details` may hold who decided and why."""
+
+
 _ERRORS_BY_CODE = {
+    "denied": ToolDeniedError,
+    "approval_timeout": ToolDeniedError,
     "invalid_input": ToolInputError,
     "not_allowed": ToolNotAllowedError,
     "unknown_tool": ToolNotAllowedError,

@@ -58,6 +58,8 @@ pub struct ExecutionFilter {
     pub until: Option<i64>,
     pub outcome: Option<String>,
     pub tool: Option<String>,
+    /// Executions with a call `approved`, `denied`, or `asked` about (a person was asked).
+    pub approval: Option<String>,
     pub limit: Option<i64>,
 }
 
@@ -301,6 +303,9 @@ impl Store {
         if let Some(tool) = &filter.tool {
             clause(&mut sql, "tools LIKE", Bind::Text(format!("%,{},%", tool.replace(['%', '_'], ""))));
         }
+        if let Some(approval) = &filter.approval {
+            clause(&mut sql, "approvals LIKE", Bind::Text(format!("%,{},%", approval.replace(['%', '_'], ""))));
+        }
         let limit = filter.limit.unwrap_or(MAX_LIST_ROWS).clamp(1, MAX_LIST_ROWS);
         sql.push_str(&format!(" ORDER BY started_at DESC, id LIMIT {limit}"));
         let mut query = sqlx::query(&sql);
@@ -507,19 +512,25 @@ async fn index(
             .await?;
         }
         Event::ExecutionFinished(finished) => {
-            let tools: String = std::iter::once(String::new())
-                .chain(finished.auto_counts.calls_per_tool.keys().cloned())
-                .chain(std::iter::once(String::new()))
-                .collect::<Vec<_>>()
-                .join(",");
+            let listed = |names: &mut dyn Iterator<Item = &String>| {
+                std::iter::once(String::new())
+                    .chain(names.cloned())
+                    .chain(std::iter::once(String::new()))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            let tools = listed(&mut finished.auto_counts.calls_per_tool.keys());
+            let approvals = listed(&mut finished.auto_counts.approvals.keys());
             sqlx::query(
-                "UPDATE executions SET status = $1, outcome = $2, return_code = $3, finished_at = $4, tools = $5 WHERE id = $6",
+                "UPDATE executions SET status = $1, outcome = $2, return_code = $3, finished_at = $4, tools = $5, \
+                 approvals = $6 WHERE id = $7",
             )
             .bind(finished.status.as_str())
             .bind(finished.outcome.as_str())
             .bind(finished.return_code)
             .bind(finished.finished_at as i64)
             .bind(tools)
+            .bind(approvals)
             .bind(&finished.execution_id)
             .execute(&mut **tx)
             .await?;

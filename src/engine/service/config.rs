@@ -43,6 +43,9 @@ pub struct ServiceConfig {
     pub http: HttpExecutor,
     /// The operator's MCP servers, whose tools every key may name (none by default).
     pub mcp: McpServers,
+    /// The operator's approval policy; without rules, calls to tools that require approval
+    /// wait for a person and the others run.
+    pub approvals: crate::tools::approval::ApprovalPolicy,
 }
 
 impl ServiceConfig {
@@ -68,6 +71,7 @@ impl Default for ServiceConfig {
             quotas: Quotas::default(),
             http: HttpExecutor::default(),
             mcp: McpServers::default(),
+            approvals: Default::default(),
         }
     }
 }

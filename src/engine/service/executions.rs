@@ -63,6 +63,7 @@ impl Service {
             code: request.code.clone(),
             status: ExecutionStatus::Running,
             tool_uses: Vec::new(),
+            approval_requests: Vec::new(),
             outcome: None,
             error: None,
             usage: Usage::default(),
@@ -111,15 +112,26 @@ impl Service {
         answers: Vec<(String, Result<String, ToolFailure>)>,
     ) -> Result<ExecutionView, ServiceError> {
         let (this, owner, id) = (self.clone(), owner.clone(), id.to_owned());
-        self.detached(async move { this.submit_tool_results_now(&owner, &id, answers).await }).await
+        self.detached(async move { this.reply_now(&owner, &id, Reply::ToolResults(answers)).await }).await
     }
 
-    pub(super) async fn submit_tool_results_now(
+    /// Approves or denies calls held for approval: approved ones are carried out, denied ones
+    /// raise `ToolDeniedError` in the script, which runs on once nothing else waits. `by`
+    /// (who decided, as the ledger records it) defaults to the key's owner id.
+    pub async fn decide_approvals(
         &self,
         owner: &Owner,
         id: &str,
-        answers: Vec<(String, Result<String, ToolFailure>)>,
+        decisions: Vec<ApprovalAnswer>,
+        by: Option<String>,
     ) -> Result<ExecutionView, ServiceError> {
+        let (this, owner, id) = (self.clone(), owner.clone(), id.to_owned());
+        let by = by.unwrap_or_else(|| owner.clone());
+        self.detached(async move { this.reply_now(&owner, &id, Reply::Approvals { decisions, by }).await }).await
+    }
+
+    pub(super) async fn reply_now(&self, owner: &Owner, id: &str, reply: Reply) -> Result<ExecutionView, ServiceError> {
+        let not_waiting = || ServiceError::Conflict(format!("execution {id} is not waiting for {}", reply.what()));
         let container_id = match self.find_execution(owner, id) {
             Ok(execution) => lock(&execution.view).container_id,
             Err(not_here) => {
@@ -138,10 +150,7 @@ impl Service {
         let entry = self.container(owner, container_id).await?;
         let execution = self.find_execution(owner, id)?;
         // Not waiting behind a running script: a request that would only queue is refused.
-        let mut slot = entry
-            .slot
-            .try_lock()
-            .map_err(|_| ServiceError::Conflict(format!("execution {id} is not waiting for tool results")))?;
+        let mut slot = entry.slot.try_lock().map_err(|_| not_waiting())?;
         if entry.is_retired() {
             return Err(moved(entry.id));
         }
@@ -149,19 +158,33 @@ impl Service {
             Some(waiting) if waiting.run().id() == id => waiting,
             other => {
                 slot.waiting = other;
-                return Err(ServiceError::Conflict(format!("execution {id} is not waiting for tool results")));
+                return Err(not_waiting());
             }
         };
-        let answers = match waiting.check_answers(answers) {
-            Ok(answers) => answers,
-            Err(e) => {
-                slot.waiting = Some(waiting);
-                return Err(ServiceError::InvalidRequest(e.to_string()));
-            }
-        };
-        self.touch(&entry);
         let dispatcher = ServiceDispatcher::new(&self.inner.config);
-        let moved = waiting.answer(&mut slot.container, answers, &dispatcher).await;
+        // Checked before anything moves: a wrong id changes nothing.
+        let moved = match reply {
+            Reply::ToolResults(answers) => match waiting.check_answers(answers) {
+                Ok(answers) => {
+                    self.touch(&entry);
+                    waiting.answer(&mut slot.container, answers, &dispatcher).await
+                }
+                Err(e) => {
+                    slot.waiting = Some(waiting);
+                    return Err(ServiceError::InvalidRequest(e.to_string()));
+                }
+            },
+            Reply::Approvals { decisions, by } => match waiting.check_decisions(decisions) {
+                Ok(decisions) => {
+                    self.touch(&entry);
+                    waiting.decide(&mut slot.container, decisions, &by, &dispatcher).await
+                }
+                Err(e) => {
+                    slot.waiting = Some(waiting);
+                    return Err(ServiceError::InvalidRequest(e.to_string()));
+                }
+            },
+        };
         let view = self.after_progress(&entry, &mut slot, &execution, moved);
         self.save_after_execution(&entry, &mut slot).await;
         Ok(view)
@@ -216,6 +239,7 @@ impl Service {
                 }
                 metrics.execution_time(outcome.run_time);
                 view.tool_uses.clear();
+                view.approval_requests.clear();
                 view.status = match &outcome.stop {
                     None => ExecutionStatus::Completed,
                     Some(stop) => {
@@ -233,7 +257,7 @@ impl Service {
                 self.inner.metrics.execution("requires_action");
                 view.status = ExecutionStatus::RequiresAction;
                 let run = waiting.run();
-                view.tool_uses = run.client_calls().iter().map(ToolUse::from).collect();
+                (view.tool_uses, view.approval_requests) = waiting_on(run);
                 if let Some(deadline) = run.next_deadline() {
                     self.arm_timer(entry.clone(), run.id().to_owned(), deadline);
                 }
@@ -242,6 +266,7 @@ impl Service {
             Moved::Failed { error, .. } => {
                 view.status = ExecutionStatus::Failed;
                 view.tool_uses.clear();
+                view.approval_requests.clear();
                 view.error = Some(ExecutionError {
                     kind: crate::audit::Ending::InternalError.as_str().into(),
                     message: error.to_string(),
@@ -290,5 +315,22 @@ impl Service {
                 tracing::warn!(execution = %id, error = %e, "could not record token counts");
             }
         });
+    }
+}
+
+/// What the API caller gives an execution that waits on it.
+pub(super) enum Reply {
+    /// A result for every pending client call.
+    ToolResults(Vec<(String, Result<String, ToolFailure>)>),
+    /// Decisions on calls held for approval, and who made them.
+    Approvals { decisions: Vec<ApprovalAnswer>, by: String },
+}
+
+impl Reply {
+    fn what(&self) -> &'static str {
+        match self {
+            Reply::ToolResults(_) => "tool results",
+            Reply::Approvals { .. } => "approvals",
+        }
     }
 }

@@ -13,12 +13,12 @@ impl Service {
         let execution = history.execution(id).ok_or_else(|| ServiceError::NotFound(format!("execution {id}")))?;
         let mut view = view_from_history(&history, execution);
         if execution.finished.is_none()
-            && let Some((tool_uses, usage)) = self.stored_waiting_view(&history.container_id, id).await
+            && let Some(run) = self.stored_waiting_run(&history.container_id, id).await
         {
             view.status = ExecutionStatus::RequiresAction;
             view.error = None;
-            view.tool_uses = tool_uses;
-            view.usage = usage;
+            (view.tool_uses, view.approval_requests) = waiting_on(run.run());
+            view.usage = run.run().usage().clone();
         }
         Ok(view)
     }
@@ -129,19 +129,15 @@ impl Service {
 
     /// A stored execution waiting in a container that is not in memory, as readers see it
     /// (from the sealed snapshot, checked).
-    pub(super) async fn stored_waiting_view(
-        &self,
-        container_id: &str,
-        execution_id: &str,
-    ) -> Option<(Vec<ToolUse>, Usage)> {
+    pub(super) async fn stored_waiting_run(&self, container_id: &str, execution_id: &str) -> Option<WaitingRun> {
         let store = self.inner.store.as_ref()?;
         let stored = store.load_container(container_id).await.ok()??;
         let id: Uuid = container_id.parse().ok()?;
         let host = self.inner.sandbox.snapshot_host_data(id, &stored.snapshot).ok()?;
         let state = serde_json::from_value::<SealedState>(host).ok()?.waiting?;
-        (state.id == execution_id).then(|| {
-            let uses = state.client_calls.iter().map(ToolUse::from).collect();
-            (uses, state.usage)
-        })
+        if state.id != execution_id {
+            return None;
+        }
+        WaitingRun::from_state(state, Arc::new(Discard)).ok()
     }
 }

@@ -18,6 +18,7 @@ mod fork;
 mod history;
 mod leases;
 mod persistence;
+mod preview;
 mod quotas;
 mod recovery;
 mod restore;
@@ -28,19 +29,21 @@ mod views;
 
 pub use config::ServiceConfig;
 pub use error::ServiceError;
+pub use preview::{Preview, PreviewTool};
 pub use quotas::Quotas;
-pub use views::{ContainerView, ExecutionStatus, ExecutionView, NewExecution};
+pub use views::{ApprovalRequest, ContainerView, ExecutionStatus, ExecutionView, NewExecution};
 
 pub(crate) use config::{DEFAULT_HANDOFF_IDLE, DEFAULT_LEASE_TTL, DEFAULT_MAX_LIVE_CONTAINERS, DEFAULT_SNAPSHOT_IDLE};
-pub(crate) use views::{ContainerState, ExecutionError, ToolUse};
+pub(crate) use views::{ContainerState, ExecutionError};
 
 use persistence::{SealedState, at, ms};
 use quotas::{ReplayGate, RequestGate};
-use views::{view_bytes, view_from_history};
+use views::{view_bytes, view_from_history, waiting_on};
 
 use super::metrics::{Gauges, Metrics};
 use super::{
-    CallStatus, Dispatch, Dispatcher, EngineError, LedgerEntry, Moved, Run, RunContext, RunState, Usage, WaitingRun,
+    ApprovalAnswer, CallStatus, Dispatch, Dispatcher, EngineError, LedgerEntry, Moved, Run, RunContext, RunState,
+    Usage, WaitingRun,
 };
 use crate::audit::{
     ContainerHistory, Discard, Event, ExecutionFilter, ExecutionHistory, ExecutionRow, Record, Recorder, Store,
@@ -196,11 +199,12 @@ pub struct Service {
 struct ServiceDispatcher<'a> {
     http: &'a HttpExecutor,
     mcp: &'a McpServers,
+    approvals: &'a crate::tools::approval::ApprovalPolicy,
 }
 
 impl<'a> ServiceDispatcher<'a> {
     fn new(config: &'a ServiceConfig) -> Self {
-        Self { http: &config.http, mcp: &config.mcp }
+        Self { http: &config.http, mcp: &config.mcp, approvals: &config.approvals }
     }
 }
 
@@ -218,6 +222,10 @@ impl Dispatcher for ServiceDispatcher<'_> {
                 Dispatch::Ready { result, attempts: 1 }
             }
         }
+    }
+
+    fn approvals(&self) -> Option<&crate::tools::approval::ApprovalPolicy> {
+        Some(self.approvals)
     }
 }
 

@@ -238,13 +238,15 @@ impl Service {
 
     /// Shows a restored waiting execution to readers, as it was when it was saved.
     pub(super) fn publish_waiting(&self, entry: &ContainerEntry, run: &Run) {
+        let (tool_uses, approval_requests) = waiting_on(run);
         let view = ExecutionView {
             id: run.id().to_owned(),
             container_id: entry.id,
             container_expires_at: self.expires_at(entry),
             code: run.code().to_owned(),
             status: ExecutionStatus::RequiresAction,
-            tool_uses: run.client_calls().iter().map(ToolUse::from).collect(),
+            tool_uses,
+            approval_requests,
             outcome: None,
             error: None,
             usage: run.usage().clone(),

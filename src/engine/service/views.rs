@@ -33,6 +33,65 @@ impl From<&crate::engine::ClientCallState> for ToolUse {
     }
 }
 
+/// A call held for a person's approval, with what they need to decide.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApprovalRequest {
+    /// The approval's id, which decisions name.
+    pub id: String,
+    /// The call's id: its `tool_use` id once approved (a client tool), its ledger entry's.
+    pub tool_use_id: String,
+    pub name: String,
+    /// The arguments as the tool would receive them (after coercion).
+    pub input: Arc<serde_json::Map<String, serde_json::Value>>,
+    pub side_effects: crate::tools::SideEffects,
+    /// `client`, `http` or `mcp`.
+    pub executor: &'static str,
+    /// Why it waits: the policy rule's reason, or that the tool requires approval.
+    pub reason: Option<String>,
+    /// The policy rule that asked (its index in the policy file), if one did.
+    pub rule: Option<usize>,
+    /// Its place in the script: 1 for the execution's first tool call.
+    pub call_number: u64,
+    /// Calls the execution made before this one, by tool.
+    pub calls_so_far: BTreeMap<String, u64>,
+    /// When it is denied (`approval_timeout`) if nobody decides.
+    pub expires_at: SystemTime,
+}
+
+/// What a waiting run waits on: client calls and calls held for approval.
+pub(crate) fn waiting_on(run: &Run) -> (Vec<ToolUse>, Vec<ApprovalRequest>) {
+    let now = (Instant::now(), SystemTime::now());
+    let requests = run
+        .approval_calls()
+        .iter()
+        .map(|call| {
+            let definition = run.toolset.get(&call.name).map(|t| &t.definition);
+            let mut calls_so_far = BTreeMap::new();
+            for earlier in run.ledger().iter().take_while(|e| e.seq < call.seq) {
+                *calls_so_far.entry(earlier.tool.clone()).or_default() += 1;
+            }
+            ApprovalRequest {
+                id: call.id.clone(),
+                tool_use_id: call.call_id.clone(),
+                name: call.name.clone(),
+                input: call.input.clone(),
+                side_effects: definition.map(|d| d.side_effects).unwrap_or_default(),
+                executor: match definition.map(|d| &d.executor) {
+                    Some(Executor::Http { .. }) => "http",
+                    Some(Executor::Mcp { .. }) => "mcp",
+                    _ => "client",
+                },
+                reason: call.reason.clone(),
+                rule: call.rule,
+                call_number: call.seq + 1,
+                calls_so_far,
+                expires_at: now.1 + call.deadline.saturating_duration_since(now.0),
+            }
+        })
+        .collect();
+    (run.client_calls().iter().map(ToolUse::from).collect(), requests)
+}
+
 /// Why an execution failed, beyond the script's own exceptions.
 #[derive(Debug, Clone, Serialize)]
 pub struct ExecutionError {
@@ -50,6 +109,7 @@ pub struct ExecutionView {
     pub code: String,
     pub status: ExecutionStatus,
     pub tool_uses: Vec<ToolUse>,
+    pub approval_requests: Vec<ApprovalRequest>,
     pub outcome: Option<Outcome>,
     pub error: Option<ExecutionError>,
     pub usage: Usage,
@@ -148,6 +208,7 @@ pub(super) fn view_from_history(
         code: execution.code.clone(),
         status,
         tool_uses: Vec::new(),
+        approval_requests: Vec::new(),
         outcome,
         error,
         usage: finished.map(|f| f.usage.clone()).unwrap_or_default(),

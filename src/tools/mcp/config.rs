@@ -53,6 +53,10 @@ pub struct McpServerConfig {
     /// (`readOnlyHint`, `idempotentHint`) decide, and `write` when it has none.
     #[serde(default)]
     pub side_effects: Option<SideEffects>,
+    /// Whether calls from code to the server's tools wait for a person's approval; without
+    /// it, a `write` tool does and the others do not (the approval policy can still decide).
+    #[serde(default)]
+    pub requires_approval: Option<bool>,
     /// Only these tools (by the server's names) are offered.
     #[serde(default)]
     pub allowed_tools: Option<Vec<String>>,

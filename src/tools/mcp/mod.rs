@@ -162,6 +162,7 @@ fn sluice_tool(server: &str, config: &McpServerConfig, tool: &rmcp::model::Tool)
         side_effects,
         timeout_ms: config.timeout_ms,
         defer_loading: config.defer_loading,
+        requires_approval: config.requires_approval,
         ..ToolDefinition::code_callable(sluice_name(server, &tool.name))
     };
     Tool::new(definition)

@@ -12,7 +12,7 @@ mod signature;
 
 pub use embedding::{Embedder, ModelError};
 pub use index::ToolIndex;
-pub(crate) use signature::python_signature;
+pub(crate) use signature::{python_name, python_signature};
 
 use super::Tool;
 use serde::Deserialize;
