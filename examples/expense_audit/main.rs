@@ -3,7 +3,7 @@
 //!
 //! Run with: cargo run --example expense_audit
 
-mod data;
+pub(crate) mod data;
 #[path = "../support/mod.rs"]
 mod support;
 
@@ -18,7 +18,8 @@ approved travel, using custom budgets where they exist?";
 /// The script a model writes for the question.
 pub const SCRIPT: &str = include_str!("script.py");
 
-fn handlers(data: Arc<Data>) -> Vec<(&'static str, Handler)> {
+/// The three read tools over `data` (the approval example adds a write to them).
+pub fn handlers(data: Arc<Data>) -> Vec<(&'static str, Handler)> {
     let (a, b, c) = (data.clone(), data.clone(), data);
     vec![
         (

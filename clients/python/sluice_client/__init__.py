@@ -16,11 +16,24 @@ from ._errors import (
     RequestTooLargeError,
     SluiceError,
 )
-from ._models import CodeExecutionResult, Container, Execution, ExecutionSummary, Health, Replay, ToolUse, Usage
+from ._models import (
+    ApprovalRequest,
+    CodeExecutionResult,
+    Container,
+    Execution,
+    ExecutionSummary,
+    Health,
+    Preview,
+    PreviewTool,
+    Replay,
+    ToolUse,
+    Usage,
+)
 from .messages_loop import AgentResult, CodeExecutionAgent, PythonTool, python_tool
 
 __all__ = [
     "AgentResult",
+    "ApprovalRequest",
     "AsyncSluice",
     "AuthenticationError",
     "CodeExecutionAgent",
@@ -36,6 +49,8 @@ __all__ = [
     "InvalidRequestError",
     "NotFoundError",
     "OverloadedError",
+    "Preview",
+    "PreviewTool",
     "PythonTool",
     "RateLimitError",
     "Replay",

@@ -22,7 +22,7 @@ import httpx
 from pydantic import BaseModel
 
 from ._errors import APIConnectionError, ConflictError, InvalidRequestError, SluiceError, error_from
-from ._models import Container, Execution, ExecutionSummary, Health, Replay
+from ._models import ApprovalRequest, Container, Execution, ExecutionSummary, Health, Preview, Replay
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
 DEFAULT_TIMEOUT = 600.0
@@ -38,6 +38,8 @@ RETRYABLE_STATUSES = frozenset({409, 429, 529})
 
 M = TypeVar("M", bound=BaseModel)
 ToolResult = Mapping[str, Any]
+#: Decides a held call in `run`: True approves, False denies, a string denies with that reason.
+Approver = Callable[[ApprovalRequest], "bool | str"]
 
 
 @dataclass
@@ -120,6 +122,18 @@ class _Requests:
         return _Request("POST", f"/v1/executions/{execution_id}/tool_results", {"tool_results": list(results)})
 
     @staticmethod
+    def decide_approvals(execution_id: str, decisions: Sequence[Mapping[str, Any]], by: str | None) -> _Request:
+        body = _drop_none({"decisions": list(decisions), "by": by})
+        return _Request("POST", f"/v1/executions/{execution_id}/approvals", body)
+
+    @staticmethod
+    def preview(
+        code: str, container: str | None, tools: Sequence[Mapping[str, Any]] | None, tool_names: Sequence[str] | None
+    ) -> _Request:
+        body = _drop_none({"code": code, "container": container, "tools": tools, "tool_names": tool_names})
+        return _Request("POST", "/v1/executions/preview", body, reads_only=True)
+
+    @staticmethod
     def list_executions(**filters: Any) -> _Request:
         return _Request("GET", "/v1/executions", params=_drop_none(filters))
 
@@ -194,6 +208,29 @@ class Sluice:
     def get_execution(self, execution_id: str) -> Execution:
         return self._model(Execution, _Request("GET", f"/v1/executions/{execution_id}"))
 
+    def decide_approvals(
+        self, execution_id: str, decisions: Sequence[Mapping[str, Any]], *, by: str | None = None
+    ) -> Execution:
+        """Decides held calls: each decision is `{"id", "decision": "approve" | "deny", "reason"?}`."""
+        return self._model(Execution, _Requests.decide_approvals(execution_id, decisions, by))
+
+    def approve(self, execution_id: str, approval_id: str, *, by: str | None = None) -> Execution:
+        return self.decide_approvals(execution_id, [_decision(approval_id, True)], by=by)
+
+    def deny(self, execution_id: str, approval_id: str, reason: str | None = None, *, by: str | None = None) -> Execution:
+        return self.decide_approvals(execution_id, [_decision(approval_id, reason or False)], by=by)
+
+    def preview(
+        self,
+        code: str,
+        *,
+        container: str | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_names: Sequence[str] | None = None,
+    ) -> Preview:
+        """The tools `code` names and whether calls would need approval; nothing runs."""
+        return self._model(Preview, _Requests.preview(code, container, tools, tool_names))
+
     def list_executions(self, **filters: Any) -> list[ExecutionSummary]:
         body = self._send(_Requests.list_executions(**filters))
         return [ExecutionSummary.model_validate(row) for row in body["data"]]
@@ -210,11 +247,20 @@ class Sluice:
         tools: Sequence[Mapping[str, Any]] | None = None,
         tool_names: Sequence[str] | None = None,
         limits: Mapping[str, int] | None = None,
+        approver: Approver | None = None,
     ) -> Execution:
         """Runs `code` to the end, answering each client tool call with `handlers[name](**input)`
-        (its return value as text, JSON for non-strings; an exception as an error result)."""
+        (its return value as text, JSON for non-strings; an exception as an error result) and
+        each call held for approval with `approver(request)`. Without an approver, an execution
+        that waits for approval is returned as it is, for a person to decide."""
         execution = self.create_execution(code, container=container, tools=tools, tool_names=tool_names, limits=limits)
         while execution.status == "requires_action":
+            if execution.approval_requests:
+                if approver is None:
+                    return execution
+                decisions = [_decision(r.id, approver(r)) for r in execution.approval_requests]
+                execution = self.decide_approvals(execution.id, decisions)
+                continue
             results = [_answer(handlers or {}, use.name, use.id, use.input) for use in execution.tool_uses]
             try:
                 execution = self.submit_tool_results(execution.id, results)
@@ -329,6 +375,29 @@ class AsyncSluice:
     async def get_execution(self, execution_id: str) -> Execution:
         return await self._model(Execution, _Request("GET", f"/v1/executions/{execution_id}"))
 
+    async def decide_approvals(
+        self, execution_id: str, decisions: Sequence[Mapping[str, Any]], *, by: str | None = None
+    ) -> Execution:
+        return await self._model(Execution, _Requests.decide_approvals(execution_id, decisions, by))
+
+    async def approve(self, execution_id: str, approval_id: str, *, by: str | None = None) -> Execution:
+        return await self.decide_approvals(execution_id, [_decision(approval_id, True)], by=by)
+
+    async def deny(
+        self, execution_id: str, approval_id: str, reason: str | None = None, *, by: str | None = None
+    ) -> Execution:
+        return await self.decide_approvals(execution_id, [_decision(approval_id, reason or False)], by=by)
+
+    async def preview(
+        self,
+        code: str,
+        *,
+        container: str | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_names: Sequence[str] | None = None,
+    ) -> Preview:
+        return await self._model(Preview, _Requests.preview(code, container, tools, tool_names))
+
     async def list_executions(self, **filters: Any) -> list[ExecutionSummary]:
         body = await self._send(_Requests.list_executions(**filters))
         return [ExecutionSummary.model_validate(row) for row in body["data"]]
@@ -345,12 +414,19 @@ class AsyncSluice:
         tools: Sequence[Mapping[str, Any]] | None = None,
         tool_names: Sequence[str] | None = None,
         limits: Mapping[str, int] | None = None,
+        approver: Approver | None = None,
     ) -> Execution:
         """As `Sluice.run`; a handler may be a coroutine function."""
         execution = await self.create_execution(
             code, container=container, tools=tools, tool_names=tool_names, limits=limits
         )
         while execution.status == "requires_action":
+            if execution.approval_requests:
+                if approver is None:
+                    return execution
+                decisions = [_decision(r.id, approver(r)) for r in execution.approval_requests]
+                execution = await self.decide_approvals(execution.id, decisions)
+                continue
             answering = [_answer_async(handlers or {}, u.name, u.id, u.input) for u in execution.tool_uses]
             results = list(await asyncio.gather(*answering))
             try:
@@ -396,6 +472,14 @@ class AsyncSluice:
 
     async def health(self) -> Health:
         return await self._model(Health, _Request("GET", "/healthz"))
+
+
+def _decision(approval_id: str, verdict: bool | str) -> dict[str, Any]:
+    """A decision: True approves; False denies; a string denies with that reason."""
+    if verdict is True:
+        return {"id": approval_id, "decision": "approve"}
+    reason = verdict if isinstance(verdict, str) and verdict else None
+    return _drop_none({"id": approval_id, "decision": "deny", "reason": reason})
 
 
 def _same_calls(now: Execution, before: Execution) -> bool:

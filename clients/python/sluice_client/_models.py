@@ -32,6 +32,24 @@ class ToolUse(_Model):
     caller: Caller
 
 
+class ApprovalRequest(_Model):
+    """A call held until a person approves or denies it (`Sluice.approve`, `Sluice.deny`)."""
+
+    type: Literal["approval_request"]
+    id: str
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    caller: Caller
+    side_effects: str
+    executor: str
+    reason: str | None = None
+    rule: int | None = None
+    call_number: int
+    calls_so_far: dict[str, int] = {}
+    expires_at: str
+
+
 class CodeExecutionResult(_Model):
     type: Literal["code_execution_result"]
     stdout: str
@@ -61,13 +79,15 @@ class Usage(_Model):
 
 
 class Execution(_Model):
-    """An execution: `completed`, `failed`, or `requires_action` with `tool_uses` to answer."""
+    """An execution: `completed`, `failed`, or `requires_action` with `tool_uses` to answer
+    and `approval_requests` to decide."""
 
     id: str
     type: Literal["execution"]
     container: ContainerRef
     status: Literal["completed", "failed", "requires_action", "running"]
     tool_uses: list[ToolUse] = []
+    approval_requests: list[ApprovalRequest] = []
     result: CodeExecutionResult | None = None
     error: ExecutionError | None = None
     code_execution_tool_result: dict[str, Any] | None = None
@@ -113,6 +133,24 @@ class Replay(_Model):
     divergence: str | None = None
     executions_replayed: int
     elapsed_ms: float
+
+
+class PreviewTool(_Model):
+    name: str
+    executor: str
+    side_effects: str
+    callable_from_code: bool
+    approval: Literal["not_required", "required", "denied", "depends"]
+    lines: list[int] = []
+
+
+class Preview(_Model):
+    """The tools a script's code names, and whether calls to them would need approval."""
+
+    type: Literal["execution_preview"]
+    tools: list[PreviewTool]
+    complete: bool
+    notes: list[str] = []
 
 
 class Health(_Model):

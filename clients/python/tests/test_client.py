@@ -175,3 +175,57 @@ def test_refusals_that_ran_nothing_are_retried_and_the_rest_are_not() -> None:
     with pytest.raises(SluiceConnectionError):
         Sluice("http://sluice.test", http_client=httpx.Client(transport=httpx.MockTransport(broken))).create_execution("1")
     assert posts == ["POST"], "a POST that may have run is not sent again"
+
+
+SEND = {
+    "name": "send_email",
+    "allowed_callers": ["code_execution_20260120"],
+    "requires_approval": True,
+    "input_schema": {"type": "object", "properties": {"to": {"type": "string"}}},
+}
+SEND_CODE = (
+    "import sluice\nfor to in ('a@example.com', 'b@example.com'):\n    try:\n"
+    "        print(await send_email(to=to))\n    except sluice.ToolDeniedError as e:\n        print('denied', e)"
+)
+
+
+def test_held_calls_are_decided_by_a_person_or_an_approver(server: Server) -> None:
+    with Sluice(server.base_url, "key-a") as sluice:
+        preview = sluice.preview(SEND_CODE, tools=[SEND])
+        assert [(t.name, t.approval, t.lines) for t in preview.tools] == [("send_email", "required", [4])]
+        held = sluice.run(SEND_CODE, tools=[SEND], handlers={"send_email": lambda to: f"sent to {to}"})
+        assert held.status == "requires_action" and held.tool_uses == []
+        (request,) = held.approval_requests
+        assert (request.name, request.input, request.executor) == ("send_email", {"to": "a@example.com"}, "client")
+        approved = sluice.approve(held.id, request.id, by="ana")
+        assert [u.id for u in approved.tool_uses] == [request.tool_use_id]
+        answered = sluice.submit_tool_results(
+            held.id, [{"type": "tool_result", "tool_use_id": request.tool_use_id, "content": "sent"}]
+        )
+        (second,) = answered.approval_requests
+        done = sluice.deny(held.id, second.id, "not b")
+        assert (done.status, done.stdout) == ("completed", "sent\ndenied the call to send_email was denied: not b\n")
+        ledger = sluice.get_execution(held.id).ledger or []
+        assert [(c["status"], c["approval"]["decision"]) for c in ledger] == [("succeeded", "approved"), ("denied", "denied")]
+        assert ledger[0]["approval"]["by"] == "ana" and ledger[1]["approval"]["by"].startswith("key_")
+        assert [row.id for row in sluice.list_executions(approval="denied")] == [held.id]
+        with pytest.raises(ConflictError):
+            sluice.approve(held.id, second.id)  # decided already: it no longer waits
+
+        def only_a(request: Any) -> bool | str:
+            return True if request.input["to"].startswith("a@") else "only a"
+
+        auto = sluice.run(SEND_CODE, tools=[SEND], handlers={"send_email": lambda to: f"sent to {to}"}, approver=only_a)
+        assert auto.stdout == "sent to a@example.com\ndenied the call to send_email was denied: only a\n"
+
+
+def test_the_async_client_decides_approvals_too(server: Server) -> None:
+    async def main() -> None:
+        async with AsyncSluice(server.base_url, "key-b") as sluice:
+            held = await sluice.run(SEND_CODE, tools=[SEND])
+            (request,) = held.approval_requests
+            done = await sluice.deny(held.id, request.id)
+            assert done.approval_requests[0].input == {"to": "b@example.com"}
+            assert (await sluice.preview("x = 1", tools=[SEND])).tools == []
+
+    asyncio.run(main())
