@@ -113,8 +113,9 @@ fn malformed_key_value_flags_are_usage_errors_from_clap() {
     }
 }
 
-/// Records executions through the library into a SQLite data directory, for the CLI to read.
-fn record_history(data_dir: &std::path::Path) -> (String, String) {
+/// Records executions through the library into a SQLite data directory, for the CLI to read:
+/// the container of two, the second's id, and the id of one whose call was denied.
+fn record_history(data_dir: &std::path::Path) -> (String, String, String) {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         use sluice::NewExecution;
@@ -132,7 +133,15 @@ fn record_history(data_dir: &std::path::Path) -> (String, String) {
         let request =
             NewExecution { code: "print(x * 2 + 2)".into(), container: Some(first.container_id), ..Default::default() };
         let second = service.create_execution(&owner, request).await.unwrap();
-        (first.container_id.to_string(), second.id)
+        let mut send = sluice::ToolDefinition::code_callable("send");
+        send.requires_approval = Some(true);
+        let code = "import sluice\ntry:\n    await send({})\nexcept sluice.ToolDeniedError:\n    print('no')";
+        let request = NewExecution { code: code.into(), tools: vec![send], ..Default::default() };
+        let held = service.create_execution(&owner, request).await.unwrap();
+        let deny = sluice::ApprovalAnswer { id: held.approval_requests[0].id.clone(), approve: false, reason: None };
+        let denied = service.decide_approvals(&owner, &held.id, vec![deny], None).await.unwrap();
+        assert_eq!(denied.outcome.unwrap().stdout, "no\n");
+        (first.container_id.to_string(), second.id, held.id)
     })
 }
 
@@ -140,10 +149,16 @@ fn record_history(data_dir: &std::path::Path) -> (String, String) {
 fn audit_verify_export_and_replay_from_the_store_and_a_bundle() {
     let s = Scratch::new("audit");
     let data_dir = s.dir.join("data");
-    let (container, execution) = record_history(&data_dir);
+    let (container, execution, denied) = record_history(&data_dir);
     let data = data_dir.to_str().unwrap();
     let verify = sluice(&["audit", "verify", "--data-dir", data]);
     assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stdout));
+    let listed = |approval: &str| text(&sluice(&["audit", "list", "--approval", approval, "--data-dir", data]).stdout);
+    let rows: Vec<serde_json::Value> = listed("denied").lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["id"], denied.as_str());
+    assert_eq!(listed("approved"), "", "nothing was approved");
+    assert_eq!(sluice(&["audit", "list", "--approval", "maybe", "--data-dir", data]).status.code(), Some(2));
     let replayed = sluice(&["replay", &execution, "--data-dir", data]);
     assert_eq!(replayed.status.code(), Some(0), "{}{}", text(&replayed.stdout), text(&replayed.stderr));
     assert!(text(&replayed.stdout).starts_with("identical"));
