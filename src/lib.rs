@@ -49,8 +49,8 @@ pub use engine::{
 
 // The service: containers, executions and quotas per API key.
 pub use engine::service::{
-    ApprovalRequest, ContainerView, ExecutionStatus, ExecutionView, NewExecution, Preview, PreviewTool, Quotas,
-    Service, ServiceConfig, ServiceError,
+    ApprovalRequest, ContainerVerdict, ContainerView, ExecutionPage, ExecutionStatus, ExecutionView, NewExecution,
+    Preview, PreviewTool, Quotas, Service, ServiceConfig, ServiceError,
 };
 
 // The audit trail: events, the sealed chain, the store, bundles.

@@ -3,7 +3,7 @@
 use super::AppState;
 use super::auth::Authenticated;
 use super::error::{ApiError, ErrorBody};
-use super::types::Container;
+use super::types::{Container, ContainerVerification};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
@@ -29,6 +29,19 @@ pub(super) async fn export_container(
     crate::audit::write_bundle(&id.to_string(), &records, &mut bundle)
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], bundle))
+}
+
+/// Checks the container's audit chain (every seal and link, and the fork point of a fork), as
+/// `sluice audit verify` does; works after the container is deleted, while its history is kept.
+#[utoipa::path(get, path = "/v1/containers/{id}/verify",
+    responses((status = 200, body = ContainerVerification), (status = 404, body = ErrorBody)))]
+pub(super) async fn verify_container(
+    State(state): State<AppState>,
+    Authenticated(owner): Authenticated,
+    Path(id): Path<String>,
+) -> Result<Json<ContainerVerification>, ApiError> {
+    let id = container_id(&id)?;
+    Ok(Json(state.service.verify_container(&owner, id).await?.into()))
 }
 
 /// A new, empty container.

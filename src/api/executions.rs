@@ -79,7 +79,8 @@ pub(super) async fn preview_execution(
     }))
 }
 
-/// Executions on record, newest first; filter by container, start time, outcome or tool.
+/// Executions on record, newest first, a page at a time; filter by container, start time,
+/// outcome, tool or approval decision.
 #[utoipa::path(get, path = "/v1/executions", params(ExecutionQuery),
     responses((status = 200, body = ExecutionList), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_executions(
@@ -88,8 +89,8 @@ pub(super) async fn list_executions(
     Query(query): Query<ExecutionQuery>,
 ) -> Result<Json<ExecutionList>, ApiError> {
     let filter = query.into_filter()?;
-    let data = state.service.list_executions(&owner, filter).await?;
-    Ok(Json(ExecutionList { data }))
+    let page = state.service.list_executions(&owner, filter).await?;
+    Ok(Json(ExecutionList { data: page.data, has_more: page.has_more }))
 }
 
 /// Re-run an execution from its container's audit trail; reports `identical` or the first divergence.

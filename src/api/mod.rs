@@ -5,7 +5,7 @@
 //!
 //! Handlers live by resource, named after the route: `/v1/executions` in `executions`,
 //! `/v1/containers` in `containers`, `/v1/tools` in `tools`; `/healthz`, `/metrics` and
-//! `/openapi.json` (with the [`ApiDoc`]) in `ops`. Body limits and the per-key cap on
+//! `/openapi.json` (with the [`ApiDoc`]) in `ops`; the audit viewer at `/ui` in `ui`. Body limits and the per-key cap on
 //! requests in flight are in `limits`. `/mcp` (Sluice as an MCP server) is in `mcp`.
 
 pub(crate) mod auth;
@@ -19,6 +19,7 @@ mod request_id;
 pub(crate) mod server;
 mod tools;
 pub(crate) mod types;
+mod ui;
 
 pub use server::{ServeOptions, serve_with};
 
@@ -29,7 +30,9 @@ use auth::ApiKeys;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use containers::{create_container, delete_container, export_container, fork_container, get_container};
+use containers::{
+    create_container, delete_container, export_container, fork_container, get_container, verify_container,
+};
 use error::ApiError;
 use executions::{
     create_execution, decide_approvals, get_execution, list_executions, preview_execution, replay_execution,
@@ -73,12 +76,17 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/containers/{id}", get(get_container).delete(delete_container))
         .route("/v1/containers/{id}/export", get(export_container))
         .route("/v1/containers/{id}/fork", post(fork_container))
+        .route("/v1/containers/{id}/verify", get(verify_container))
         .route("/v1/tools", post(create_tool).get(list_tools))
         .route("/v1/tools/search", post(search_tools))
         .route("/v1/tools/{name}", get(get_tool).delete(delete_tool))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/openapi.json", get(openapi))
+        .route("/ui", get(ui::index))
+        .route("/ui/", get(ui::index))
+        .route("/ui/app.js", get(ui::script))
+        .route("/ui/app.css", get(ui::stylesheet))
         .merge(mcp_routes(&state))
         .fallback(|| async { ApiError::NotFound("route".into()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })

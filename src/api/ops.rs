@@ -3,7 +3,8 @@
 use super::AppState;
 use super::error::{ApiError, ErrorBody};
 use super::types::{
-    Approvals, Container, CreateExecution, Execution, ExecutionList, Health, PreviewBody, Replay, ToolList, ToolResults,
+    Approvals, Container, ContainerVerification, CreateExecution, Execution, ExecutionList, Health, PreviewBody,
+    Replay, ToolList, ToolResults,
 };
 use axum::Json;
 use axum::extract::State;
@@ -33,6 +34,7 @@ use super::tools::*;
         delete_container,
         fork_container,
         export_container,
+        verify_container,
         create_tool,
         list_tools,
         get_tool,
@@ -53,6 +55,7 @@ use super::tools::*;
         crate::tools::search::SearchRequest,
         Health,
         ExecutionList,
+        ContainerVerification,
         Replay
     ))
 )]

@@ -517,6 +517,9 @@ pub(crate) struct ExecutionQuery {
     pub tool: Option<String>,
     /// Executions with a call `approved`, `denied`, or `asked` about (a person was asked).
     pub approval: Option<String>,
+    /// The next page: executions listed after this one (the last id of the previous page).
+    pub before: Option<String>,
+    /// Rows per page, 1 to 999 (999 when absent).
     pub limit: Option<i64>,
 }
 
@@ -547,6 +550,7 @@ impl ExecutionQuery {
                     ));
                 }
             },
+            before: self.before,
             limit: self.limit,
         })
     }
@@ -556,6 +560,35 @@ impl ExecutionQuery {
 pub(crate) struct ExecutionList {
     #[schema(value_type = Vec<Object>)]
     pub data: Vec<crate::audit::ExecutionRow>,
+    /// More match: ask again with `before` set to the last row's id.
+    pub has_more: bool,
+}
+
+/// `GET /v1/containers/{id}/verify`: what checking the container's chain found.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct ContainerVerification {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub container_id: String,
+    pub records: usize,
+    /// Every record's seal and link holds (and the fork point, for a fork).
+    pub verified: bool,
+    /// What does not hold, when something does not.
+    pub problem: Option<String>,
+    pub forked_from: Option<String>,
+}
+
+impl From<crate::engine::service::ContainerVerdict> for ContainerVerification {
+    fn from(verdict: crate::engine::service::ContainerVerdict) -> Self {
+        Self {
+            kind: "container_verification",
+            container_id: verdict.container_id,
+            records: verdict.records,
+            verified: verdict.problem.is_none(),
+            problem: verdict.problem,
+            forked_from: verdict.forked_from,
+        }
+    }
 }
 
 /// The result of a replay.

@@ -28,7 +28,7 @@ pub(crate) use events::{
 };
 pub(crate) use history::ExecutionHistory;
 pub(crate) use recorder::Discard;
-pub(crate) use store::{ExecutionRow, StoredContainer};
+pub(crate) use store::{ExecutionRow, MAX_LIST_ROWS, StoredContainer};
 
 /// Milliseconds since the Unix epoch.
 pub(crate) fn unix_ms(time: std::time::SystemTime) -> u64 {

@@ -7,8 +7,18 @@
 use std::path::PathBuf;
 
 /// Packages of the venv the tests import.
-const PACKAGES: [&str; 9] =
-    ["anthropic", "mcp", "pytest", "mypy", "httpx", "fastmcp", "pydantic_ai", "smolagents", "langchain_core"];
+const PACKAGES: [&str; 10] = [
+    "anthropic",
+    "mcp",
+    "pytest",
+    "mypy",
+    "httpx",
+    "fastmcp",
+    "pydantic_ai",
+    "smolagents",
+    "langchain_core",
+    "playwright",
+];
 
 pub struct PythonParts {
     pub python: PathBuf,

@@ -103,7 +103,7 @@ async fn run_story(postgres: Option<&str>) {
     // Listing filters by container, outcome and tool.
     let list = |filter: ExecutionFilter| {
         let restarted = restarted.clone();
-        async move { restarted.list_executions(&owner_of(), filter).await.unwrap() }
+        async move { restarted.list_executions(&owner_of(), filter).await.unwrap().data }
     };
     let in_container = list(ExecutionFilter { container_id: Some(container.to_string()), ..Default::default() }).await;
     assert_eq!(in_container.len(), 4);

@@ -27,3 +27,4 @@ mod python_cases;
 mod python_client;
 mod sandbox;
 mod tool_search;
+mod ui;

@@ -10,7 +10,7 @@ mod records;
 pub use records::ExecutionFilter;
 
 pub(crate) use containers::StoredContainer;
-pub(crate) use records::ExecutionRow;
+pub(crate) use records::{ExecutionRow, MAX_LIST_ROWS};
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};

@@ -20,7 +20,7 @@ macro_rules! record_columns {
 }
 
 /// Rows a listing returns at most.
-pub(super) const MAX_LIST_ROWS: i64 = 1_000;
+pub(crate) const MAX_LIST_ROWS: i64 = 1_000;
 /// Records per INSERT statement on PostgreSQL (8 parameters each; a round trip per
 /// statement is what costs there).
 const POSTGRES_ROWS_PER_INSERT: usize = 500;
@@ -60,6 +60,8 @@ pub struct ExecutionFilter {
     pub tool: Option<String>,
     /// Executions with a call `approved`, `denied`, or `asked` about (a person was asked).
     pub approval: Option<String>,
+    /// Only executions listed after this one (its id): the next page of a listing.
+    pub before: Option<String>,
     pub limit: Option<i64>,
 }
 
@@ -305,6 +307,13 @@ impl Store {
         }
         if let Some(approval) = &filter.approval {
             clause(&mut sql, "approvals LIKE", Bind::Text(format!("%,{},%", approval.replace(['%', '_'], ""))));
+        }
+        if let Some(before) = &filter.before {
+            // Keyset paging in the listing's order (newest first, then by id): an index walk
+            // however deep the page.
+            binds.push(Bind::Text(before.clone()));
+            let (n, start) = (binds.len(), "(SELECT started_at FROM executions WHERE id = ");
+            sql.push_str(&format!(" AND (started_at < {start}${n}) OR (started_at = {start}${n}) AND id > ${n}))"));
         }
         let limit = filter.limit.unwrap_or(MAX_LIST_ROWS).clamp(1, MAX_LIST_ROWS);
         sql.push_str(&format!(" ORDER BY started_at DESC, id LIMIT {limit}"));

@@ -52,10 +52,21 @@ impl Service {
         &self,
         owner: &Owner,
         mut filter: ExecutionFilter,
-    ) -> Result<Vec<ExecutionRow>, ServiceError> {
+    ) -> Result<ExecutionPage, ServiceError> {
         let store = self.store()?;
+        if let Some(before) = &filter.before
+            && store.container_of(before).await?.is_none_or(|(_, stored_owner)| &stored_owner != owner)
+        {
+            return Err(ServiceError::InvalidRequest(format!("before: no execution {before}")));
+        }
         filter.owner = Some(owner.clone());
-        Ok(store.list_executions(&filter).await?)
+        // One row more than asked says whether there is a next page.
+        let limit = filter.limit.unwrap_or(crate::audit::MAX_LIST_ROWS).clamp(1, crate::audit::MAX_LIST_ROWS - 1);
+        filter.limit = Some(limit + 1);
+        let mut data = store.list_executions(&filter).await?;
+        let has_more = data.len() as i64 > limit;
+        data.truncate(limit as usize);
+        Ok(ExecutionPage { data, has_more })
     }
 
     /// A container's whole chain, for export.
@@ -78,6 +89,23 @@ impl Service {
             }
             _ => Err(not_found()),
         }
+    }
+
+    /// Checks a container's chain (seals, links, the fork point), for its owner only: what
+    /// `sluice audit verify` says of it.
+    pub async fn verify_container(&self, owner: &Owner, id: Uuid) -> Result<ContainerVerdict, ServiceError> {
+        let store = self.store()?;
+        let id = id.to_string();
+        if store.container_owner(&id).await?.as_ref() != Some(owner) {
+            return Err(ServiceError::NotFound(format!("container {id}")));
+        }
+        let records = store.records(&id).await?.len();
+        let (problem, forked_from) = match store.verified_history(&id).await {
+            Ok(history) => (None, history.and_then(|h| h.forked_from.map(|f| f.container_id))),
+            Err(crate::audit::StoreError::Corrupt(problem)) => (Some(problem), None),
+            Err(other) => return Err(other.into()),
+        };
+        Ok(ContainerVerdict { container_id: id, records, problem, forked_from })
     }
 
     /// Replays an execution from its container's recorded history.
@@ -140,4 +168,22 @@ impl Service {
         }
         WaitingRun::from_state(state, Arc::new(Discard)).ok()
     }
+}
+
+/// What checking one container's chain found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerVerdict {
+    pub container_id: String,
+    pub records: usize,
+    /// Why the chain does not hold; `None` when every seal and link does.
+    pub problem: Option<String>,
+    pub forked_from: Option<String>,
+}
+
+/// One page of an execution listing, newest first.
+#[derive(Debug, Clone)]
+pub struct ExecutionPage {
+    pub data: Vec<ExecutionRow>,
+    /// More executions match: ask again with `before` set to the last one's id.
+    pub has_more: bool,
 }

@@ -29,6 +29,7 @@ mod views;
 
 pub use config::ServiceConfig;
 pub use error::ServiceError;
+pub use history::{ContainerVerdict, ExecutionPage};
 pub use preview::{Preview, PreviewTool};
 pub use quotas::Quotas;
 pub use views::{ApprovalRequest, ContainerView, ExecutionStatus, ExecutionView, NewExecution};
