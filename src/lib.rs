@@ -42,6 +42,7 @@ pub use tools::{Admission, Tool, ToolDefinition, Toolset};
 // The engine: one execution's life, offline runs, replay, and token counts.
 pub use engine::replay::{ReplayError, ReplayReport, replay};
 pub use engine::tokens::{Counter as TokenCounter, TOKENIZER};
+pub use engine::trace::{OtlpExporter, Pause, TraceParent};
 pub use engine::{
     Answers, ApprovalAnswer, ApprovalCall, Dispatch, Dispatcher, Moved, Run, RunContext, ScriptRun, WaitingRun,
     run_script,

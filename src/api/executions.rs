@@ -16,9 +16,16 @@ use axum::extract::{Path, Query, State};
 pub(super) async fn create_execution(
     State(state): State<AppState>,
     Authenticated(owner): Authenticated,
+    headers: axum::http::HeaderMap,
     ApiJson(body): ApiJson<CreateExecution>,
 ) -> Result<Json<Execution>, ApiError> {
-    let view = state.service.create_execution(&owner, body.into_request()?).await?;
+    let mut request = body.into_request()?;
+    // The caller's W3C trace context: the execution's spans join its trace.
+    request.trace_parent = headers
+        .get("traceparent")
+        .and_then(|value| value.to_str().ok())
+        .and_then(crate::engine::trace::TraceParent::parse);
+    let view = state.service.create_execution(&owner, request).await?;
     Ok(Json(Execution::from_view(view, false)))
 }
 

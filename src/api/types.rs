@@ -49,6 +49,7 @@ impl CreateExecution {
             tool_names: self.tool_names,
             server_side_tools: false,
             limits: self.limits,
+            trace_parent: None,
         })
     }
 }

@@ -81,6 +81,10 @@ pub(crate) struct ServiceArgs {
     /// require approval wait for a person and the others run.
     #[arg(long, env = "SLUICE_APPROVAL_POLICY", value_name = "FILE")]
     pub approval_policy: Option<PathBuf>,
+    /// An OpenTelemetry collector (OTLP over HTTP, `http://host:4318`): each execution is sent
+    /// as a trace, a span per tool call and per pause, joining the caller's `traceparent`.
+    #[arg(long, env = "SLUICE_OTLP_ENDPOINT", value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
 }
 
 /// The operator's MCP servers, started (an empty set without a file).
@@ -162,6 +166,10 @@ impl ServiceArgs {
             http,
             mcp: start_mcp(self.mcp_config.as_deref()).await?,
             approvals,
+            otlp: match &self.otlp_endpoint {
+                Some(endpoint) => Some(std::sync::Arc::new(crate::engine::trace::OtlpExporter::start(endpoint)?)),
+                None => None,
+            },
         };
         Ok(Service::with_store(sandbox, config, store))
     }

@@ -13,6 +13,7 @@ mod run;
 mod run_state;
 pub(crate) mod service;
 pub(crate) mod tokens;
+pub(crate) mod trace;
 mod waiting;
 
 pub use dispatch::{Dispatch, Dispatcher};

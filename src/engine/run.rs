@@ -137,6 +137,12 @@ pub struct Run {
     pub(super) recorder: Arc<dyn Recorder>,
     /// Events not yet handed to the recorder.
     pub(super) events: Vec<Event>,
+    /// The trace of the request that started it, for its spans.
+    pub(super) trace_parent: Option<super::trace::TraceParent>,
+    /// Its pauses on the API caller so far, for its trace.
+    pub(super) pauses_on_caller: Vec<super::trace::Pause>,
+    /// The pause in progress: since when, and on how many calls and approvals.
+    pub(super) paused_since: Option<super::trace::Pause>,
 }
 
 impl std::fmt::Debug for Run {
@@ -164,6 +170,32 @@ impl Run {
             held: Vec::new(),
             recorder,
             events: Vec::new(),
+            trace_parent: None,
+            pauses_on_caller: Vec::new(),
+            paused_since: None,
+        }
+    }
+
+    /// The same run, its spans part of the trace `parent` names.
+    pub fn with_trace_parent(mut self, parent: Option<super::trace::TraceParent>) -> Self {
+        self.trace_parent = parent;
+        self
+    }
+
+    pub fn trace_parent(&self) -> Option<super::trace::TraceParent> {
+        self.trace_parent
+    }
+
+    /// The pauses on the API caller, in order.
+    pub fn pauses_on_caller(&self) -> &[super::trace::Pause] {
+        &self.pauses_on_caller
+    }
+
+    /// Ends the pause in progress, if any: the caller answered or time ran out.
+    pub(super) fn end_pause(&mut self) {
+        if let Some(mut pause) = self.paused_since.take() {
+            pause.until_ms = now_ms();
+            self.pauses_on_caller.push(pause);
         }
     }
 
@@ -207,10 +239,19 @@ impl Run {
     }
 
     /// Where the run stands, as the type that says what may be done with it next.
-    pub(super) fn into_moved(self, progress: Result<Progress, EngineError>) -> Moved {
+    pub(super) fn into_moved(mut self, progress: Result<Progress, EngineError>) -> Moved {
         match progress {
             Ok(Progress::Finished(outcome)) => Moved::Finished { run: self, outcome },
-            Ok(Progress::Waiting) => Moved::Waiting(WaitingRun(self)),
+            Ok(Progress::Waiting) => {
+                let now = now_ms();
+                self.paused_since = Some(super::trace::Pause {
+                    from_ms: now,
+                    until_ms: now,
+                    calls: self.client_calls.len(),
+                    approvals: self.approval_calls.len(),
+                });
+                Moved::Waiting(WaitingRun(self))
+            }
             Err(error) => Moved::Failed { run: self, error },
         }
     }

@@ -33,6 +33,13 @@ pub struct RunState {
     pub wake_after_ms: Option<u64>,
     pub usage: Usage,
     pub held: Vec<HeldResult>,
+    /// For its trace (absent in states saved before traces existed).
+    #[serde(default)]
+    pub trace_parent: Option<super::trace::TraceParent>,
+    #[serde(default)]
+    pub pauses_on_caller: Vec<super::trace::Pause>,
+    #[serde(default)]
+    pub paused_since: Option<super::trace::Pause>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -116,6 +123,9 @@ impl WaitingRun {
                 .iter()
                 .map(|r| HeldResult { seq: r.seq, content: r.content.clone(), error: r.error.clone() })
                 .collect(),
+            trace_parent: run.trace_parent,
+            pauses_on_caller: run.pauses_on_caller.clone(),
+            paused_since: run.paused_since.clone(),
         }
     }
 
@@ -162,6 +172,9 @@ impl WaitingRun {
         run.usage = state.usage;
         run.held =
             state.held.into_iter().map(|r| CallResult { seq: r.seq, content: r.content, error: r.error }).collect();
+        run.trace_parent = state.trace_parent;
+        run.pauses_on_caller = state.pauses_on_caller;
+        run.paused_since = state.paused_since;
         Ok(WaitingRun(run))
     }
 }

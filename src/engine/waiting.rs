@@ -105,6 +105,7 @@ impl WaitingRun {
         dispatcher: &impl Dispatcher,
     ) -> Moved {
         let mut run = self.0;
+        run.end_pause();
         let progress = run.answer_now(container, answers.0, dispatcher).await;
         run.into_moved(progress)
     }
@@ -119,6 +120,7 @@ impl WaitingRun {
         dispatcher: &impl Dispatcher,
     ) -> Moved {
         let mut run = self.0;
+        run.end_pause();
         let progress = run.approve_now(container, decisions.0, by, dispatcher).await;
         let progress = run.conclude(container, progress).await;
         run.into_moved(progress)
@@ -128,6 +130,7 @@ impl WaitingRun {
     /// `TimeoutError`, and timers of the script that fell due run.
     pub async fn expire(self, container: &mut Container, now: Instant, dispatcher: &impl Dispatcher) -> Moved {
         let mut run = self.0;
+        run.end_pause();
         let progress = run.expire_now(container, now, dispatcher).await;
         run.into_moved(progress)
     }

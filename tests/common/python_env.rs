@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 /// Packages of the venv the tests import.
-const PACKAGES: [&str; 10] = [
+const PACKAGES: [&str; 11] = [
     "anthropic",
     "mcp",
     "pytest",
@@ -18,6 +18,7 @@ const PACKAGES: [&str; 10] = [
     "smolagents",
     "langchain_core",
     "playwright",
+    "opentelemetry",
 ];
 
 pub struct PythonParts {

@@ -23,6 +23,7 @@ mod durable;
 mod examples;
 mod fuzz_api;
 mod mcp;
+mod otlp;
 mod python_cases;
 mod python_client;
 mod sandbox;

@@ -6,7 +6,8 @@
 # server mcp-server-time (PyPI), mcp-server-sqlite in a
 # venv of its own, and @modelcontextprotocol/server-memory (npm). Needs python3 (3.10+) with
 # venv, and node 18+. Playwright drives Debian's Chromium (`apt-get install chromium`) for the
-# audit viewer's tests; its own browser downloads are not used.
+# audit viewer's tests; its own browser downloads are not used. opentelemetry-proto decodes what
+# Sluice sends over OTLP (tests/otlp/receiver.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 env_dir="${SLUICE_TEST_PYTHON_ENV:-target/python-test-env}"
@@ -15,7 +16,7 @@ if [ ! -x "$env_dir/venv/bin/python" ]; then
     python3 -m venv "$env_dir/venv"
 fi
 "$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check mcp anthropic mcp-server-time pytest mypy \
-    fastmcp pydantic-ai-slim smolagents langchain-core playwright
+    fastmcp pydantic-ai-slim smolagents langchain-core playwright opentelemetry-proto
 # The Python client, built and installed as a user would (its tests run against the source).
 "$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check ./clients/python
 # mcp-server-sqlite (archived upstream, its last release 2025.4.25) predates the mcp 2 SDK's

@@ -46,6 +46,8 @@ pub struct ServiceConfig {
     /// The operator's approval policy; without rules, calls to tools that require approval
     /// wait for a person and the others run.
     pub approvals: crate::tools::approval::ApprovalPolicy,
+    /// Where executions' traces go over OTLP, if anywhere.
+    pub otlp: Option<Arc<crate::engine::trace::OtlpExporter>>,
 }
 
 impl ServiceConfig {
@@ -72,6 +74,7 @@ impl Default for ServiceConfig {
             http: HttpExecutor::default(),
             mcp: McpServers::default(),
             approvals: Default::default(),
+            otlp: None,
         }
     }
 }

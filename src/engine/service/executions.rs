@@ -55,7 +55,8 @@ impl Service {
             owner: owner.clone(),
             number: entry.started.fetch_add(1, Ordering::Relaxed) + 1,
         };
-        let run = Run::new(context, toolset, limits, self.inner.recorder.clone());
+        let run =
+            Run::new(context, toolset, limits, self.inner.recorder.clone()).with_trace_parent(request.trace_parent);
         let view = ExecutionView {
             id: id.clone(),
             container_id: entry.id,
@@ -250,7 +251,7 @@ impl Service {
                     }
                 };
                 metrics.execution(if view.status == ExecutionStatus::Completed { "completed" } else { "failed" });
-                self.count_tokens_later(&run, &outcome);
+                self.count_tokens_later(&run, &outcome, view.created_at);
                 view.outcome = Some(outcome);
             }
             Moved::Waiting(waiting) => {
@@ -286,9 +287,13 @@ impl Service {
     /// Tokenizing what stayed in and what came out takes milliseconds for large results, so
     /// it happens after the answer, into the executions index: one execution at a time, at
     /// a bounded cost each (see [`super::tokens`]); when too many wait, only estimates are
-    /// recorded.
-    pub(super) fn count_tokens_later(&self, run: &Run, outcome: &Outcome) {
-        let Some(store) = self.inner.store.clone() else { return };
+    /// recorded. The execution's trace goes out then too, with the counts.
+    pub(super) fn count_tokens_later(&self, run: &Run, outcome: &Outcome, started: SystemTime) {
+        let store = self.inner.store.clone();
+        let trace = self.inner.config.otlp.clone().map(|exporter| (exporter, FinishedTrace::of(run, outcome, started)));
+        if store.is_none() && trace.is_none() {
+            return;
+        }
         let inside = crate::engine::tokens::Sample::of(run.ledger().iter().filter_map(|c| c.result.as_deref()));
         let returned = [outcome.stdout.as_str(), outcome.stderr.as_str(), outcome.value_repr.as_deref().unwrap_or("")];
         let returned = crate::engine::tokens::Sample::of(returned);
@@ -311,10 +316,84 @@ impl Service {
                 (inside.estimate(), returned.estimate())
             };
             let estimated = inside.estimated || returned.estimated;
+            if let Some((exporter, trace)) = trace {
+                exporter.export(trace.request((inside.tokens, returned.tokens, estimated)));
+            }
+            let Some(store) = store else { return };
             if let Err(e) = store.set_tokens(&id, inside.tokens as i64, returned.tokens as i64, estimated).await {
                 tracing::warn!(execution = %id, error = %e, "could not record token counts");
             }
         });
+    }
+}
+
+/// What a finished execution's trace is built from, kept past the run (results are shared,
+/// not copied).
+struct FinishedTrace {
+    parent: Option<crate::engine::trace::TraceParent>,
+    execution_id: String,
+    container_id: String,
+    started_ms: u64,
+    finished_ms: u64,
+    outcome: &'static str,
+    return_code: i32,
+    ledger: Vec<LedgerEntry>,
+    pauses: Vec<crate::engine::trace::Pause>,
+    usage: Usage,
+    executors: HashMap<String, &'static str>,
+}
+
+impl FinishedTrace {
+    fn of(run: &Run, outcome: &Outcome, started: SystemTime) -> Self {
+        let executors = run
+            .toolset
+            .tools()
+            .map(|tool| {
+                let kind = match tool.definition.executor {
+                    Executor::Client => "client",
+                    Executor::Http { .. } => "http",
+                    Executor::Mcp { .. } => "mcp",
+                };
+                (tool.name().to_owned(), kind)
+            })
+            .collect();
+        let ending = match (&outcome.stop, &outcome.error) {
+            (Some(stop), _) => stop.code(),
+            (None, Some(_)) => crate::audit::Ending::PythonError.as_str(),
+            (None, None) => crate::audit::Ending::Completed.as_str(),
+        };
+        Self {
+            parent: run.trace_parent(),
+            execution_id: run.id.clone(),
+            container_id: run.container_id.clone(),
+            started_ms: crate::audit::unix_ms(started),
+            finished_ms: crate::audit::unix_ms(SystemTime::now()),
+            outcome: ending,
+            return_code: outcome.return_code,
+            ledger: run.ledger().to_vec(),
+            pauses: run.pauses_on_caller().to_vec(),
+            usage: run.usage().clone(),
+            executors,
+        }
+    }
+
+    fn request(&self, tokens: (u64, u64, bool)) -> serde_json::Value {
+        let executor_of = |tool: &str| self.executors.get(tool).copied().unwrap_or("client");
+        crate::engine::trace::ExecutionTrace {
+            parent: self.parent,
+            execution_id: &self.execution_id,
+            container_id: &self.container_id,
+            started_ms: self.started_ms,
+            finished_ms: self.finished_ms,
+            outcome: self.outcome,
+            return_code: self.return_code,
+            ledger: &self.ledger,
+            pauses: &self.pauses,
+            usage: &self.usage,
+            tokens,
+            executor_of: &executor_of,
+        }
+        .request()
     }
 }
 

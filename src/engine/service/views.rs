@@ -146,6 +146,8 @@ pub struct NewExecution {
     /// may use. Not counted against the per-request cap on tools.
     pub server_side_tools: bool,
     pub limits: LimitOverrides,
+    /// The caller's trace (`traceparent`), which the execution's spans join.
+    pub trace_parent: Option<crate::engine::trace::TraceParent>,
 }
 
 /// About what a view holds in memory: its texts, and the ledger's arguments and results.
