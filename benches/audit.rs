@@ -2,13 +2,15 @@
 //!
 //! Run with `cargo bench --bench audit`. Recording cost: the same execution (ten tool calls
 //! gathered, answered by a local http tool) with the SQLite store and with events kept in
-//! memory, interleaved run by run.
+//! memory, interleaved run by run. Listing: pages of one key's 10,000 executions, as the
+//! audit viewer asks for them (the first, one 9,000 deep, a filtered one), and one container's
+//! verification.
 
 use serde_json::json;
 use sluice::NewExecution;
 use sluice::ToolDefinition;
 use sluice::replay;
-use sluice::{ContainerHistory, MemoryRecorder, Store};
+use sluice::{ContainerHistory, ExecutionFilter, MemoryRecorder, Store};
 use sluice::{Sandbox, SandboxConfig, Service, ServiceConfig};
 use std::sync::Arc;
 use std::time::Instant;
@@ -16,20 +18,29 @@ use std::time::Instant;
 const RUNS: usize = 301;
 const HISTORY_LENGTH: usize = 20;
 const REPLAY_RUNS: usize = 21;
+/// Executions of the key whose listing is measured, in containers of `PER_CONTAINER`.
+const LISTED: usize = 10_000;
+const PER_CONTAINER: usize = 100;
+const LIST_RUNS: usize = 51;
 
 fn median(samples: &mut [f64]) -> (f64, f64, f64) {
     samples.sort_by(|a, b| a.total_cmp(b));
     (samples[samples.len() / 2], samples[0], samples[samples.len() - 1])
 }
 
-async fn echo_tool() -> ToolDefinition {
+/// A local tool that echoes, and the service configuration that may call it.
+async fn echo_tool() -> (ToolDefinition, ServiceConfig) {
     let app = axum::Router::new().route("/echo", axum::routing::post(|body: String| async move { body }));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
     let address = listener.local_addr().expect("address");
     tokio::spawn(async move { axum::serve(listener, app).await });
-    serde_json::from_value(json!({"name": "echo", "allowed_callers": ["code_execution_20260120"],
+    let tool = serde_json::from_value(json!({"name": "echo", "allowed_callers": ["code_execution_20260120"],
         "executor": {"type": "http", "url": format!("http://{address}/echo")}, "side_effects": "read_only"}))
-    .expect("tool")
+    .expect("tool");
+    let egress = sluice::EgressPolicy::new([format!("http://{address}/")]).expect("a prefix");
+    let config =
+        ServiceConfig { http: sluice::HttpExecutor::new(egress, &[]).expect("a client"), ..ServiceConfig::default() };
+    (tool, config)
 }
 
 async fn run_once(service: &Service, container: Option<uuid::Uuid>, tool: &ToolDefinition, code: &str) -> uuid::Uuid {
@@ -46,9 +57,9 @@ fn main() {
         let dir = std::env::temp_dir().join(format!("sluice-audit-bench-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).expect("dir");
         let store = Arc::new(Store::open(&Store::sqlite_url(&dir), &sluice::ServerKey::random()).await.expect("store"));
-        let recorded = Service::with_store(sandbox.clone(), ServiceConfig::default(), store.clone());
-        let in_memory = Service::with_recorder(sandbox.clone(), ServiceConfig::default(), Arc::new(MemoryRecorder::default()));
-        let tool = echo_tool().await;
+        let (tool, config) = echo_tool().await;
+        let recorded = Service::with_store(sandbox.clone(), config.clone(), store.clone());
+        let in_memory = Service::with_recorder(sandbox.clone(), config, Arc::new(MemoryRecorder::default()));
         let code = "import asyncio\nr = await asyncio.gather(*(echo({'i': i}) for i in range(10)))\nprint(len(r))";
         let sqlite_container = run_once(&recorded, None, &tool, code).await;
         let memory_container = run_once(&in_memory, None, &tool, code).await;
@@ -80,6 +91,47 @@ fn main() {
             assert_eq!(report.executions_replayed, HISTORY_LENGTH);
         }
 
+        // One key's 10,000 executions; every hundredth raises (for the filtered page).
+        let lister = "lister".to_owned();
+        let mut ids = Vec::with_capacity(LISTED);
+        let mut container = None;
+        for i in 0..LISTED {
+            if i % PER_CONTAINER == 0 {
+                container = None;
+            }
+            let code = if i % 100 == 99 { "raise ValueError('x')" } else { "x = 1" };
+            let request = NewExecution { code: code.into(), container, ..Default::default() };
+            let view = recorded.create_execution(&lister, request).await.expect("execution");
+            container = Some(view.container_id);
+            ids.push(view.id);
+        }
+        // The three kinds of page, interleaved run by run (token counting of the executions
+        // just made runs in the background meanwhile, as it would in service).
+        let filters = [
+            ExecutionFilter { limit: Some(50), ..Default::default() },
+            ExecutionFilter { limit: Some(50), before: Some(ids[LISTED / 10].clone()), ..Default::default() },
+            ExecutionFilter { limit: Some(50), outcome: Some("python_error".into()), ..Default::default() },
+        ];
+        let mut pages: Vec<(Vec<f64>, usize)> = filters.iter().map(|_| (Vec::with_capacity(LIST_RUNS), 0)).collect();
+        for _ in 0..LIST_RUNS {
+            for (filter, (samples, rows)) in filters.iter().zip(pages.iter_mut()) {
+                let started = Instant::now();
+                *rows = recorded.list_executions(&lister, filter.clone()).await.expect("a page").data.len();
+                samples.push(started.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        let mut pages = pages.into_iter().map(|(mut samples, rows)| (median(&mut samples), rows));
+        let (first, deep, errors) =
+            (pages.next().expect("first"), pages.next().expect("deep"), pages.next().expect("filtered"));
+        let mut verifies = Vec::with_capacity(LIST_RUNS);
+        let verified = container.expect("a container");
+        for _ in 0..LIST_RUNS {
+            let started = Instant::now();
+            let verdict = recorded.verify_container(&lister, verified).await.expect("verify");
+            verifies.push(started.elapsed().as_secs_f64() * 1e3);
+            assert_eq!(verdict.problem, None);
+        }
+
         let (s_med, s_min, s_max) = median(&mut with_store);
         let (m_med, m_min, m_max) = median(&mut with_memory);
         let (r_med, r_min, r_max) = median(&mut replays);
@@ -96,7 +148,22 @@ fn main() {
             "| replay of a {HISTORY_LENGTH}-execution history | {r_med:.1} ms | {r_min:.1} ms | {r_max:.1} ms | < 100 ms | {} |",
             if r_med < 100.0 { "ok" } else { "MISSED" }
         );
-        println!("\n{RUNS} interleaved runs per store; {REPLAY_RUNS} replays; {} records in the replayed chain.", records.len());
+        for (what, ((med, min, max), rows)) in [
+            ("first page of 10,000 executions (50 rows)", first),
+            ("a page 9,000 executions deep (before=)", deep),
+            ("first page filtered by outcome (100 of 10,000 match)", errors),
+        ] {
+            println!(
+                "| {what} | {med:.2} ms | {min:.2} ms | {max:.2} ms | < 20 ms | {} ({rows} rows) |",
+                if med < 20.0 { "ok" } else { "MISSED" }
+            );
+        }
+        let (v_med, v_min, v_max) = median(&mut verifies);
+        println!(
+            "| verify one container ({PER_CONTAINER} executions) | {v_med:.2} ms | {v_min:.2} ms | {v_max:.2} ms | < 100 ms | {} |",
+            if v_med < 100.0 { "ok" } else { "MISSED" }
+        );
+        println!("\n{RUNS} interleaved runs per store; {REPLAY_RUNS} replays; {} records in the replayed chain; {LIST_RUNS} runs per listing.", records.len());
         let _ = std::fs::remove_dir_all(&dir);
     });
 }

@@ -514,6 +514,9 @@ pub(crate) struct ExecutionQuery {
     pub until: Option<String>,
     /// `completed`, `python_error`, a limit's code, `interrupted`.
     pub outcome: Option<String>,
+    /// `completed` (an uncaught exception included), `failed` (stopped by a limit or the
+    /// host) or `running`.
+    pub status: Option<String>,
     /// Executions that called this tool.
     pub tool: Option<String>,
     /// Executions with a call `approved`, `denied`, or `asked` about (a person was asked).
@@ -541,6 +544,7 @@ impl ExecutionQuery {
             since: self.since.as_deref().map(|t| parse_time("since", t)).transpose()?,
             until: self.until.as_deref().map(|t| parse_time("until", t)).transpose()?,
             outcome: self.outcome,
+            status: self.status,
             tool: self.tool,
             approval: match self.approval.as_deref() {
                 None => None,

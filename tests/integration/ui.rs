@@ -155,6 +155,10 @@ async fn the_viewer_is_served_locked_down_and_its_api_pages_and_verifies_per_key
     let (_, second) = get(format!("/v1/executions?limit=3&before={last}"), "k1").await;
     assert_eq!((second["data"].as_array().unwrap().len(), &second["has_more"]), (2, &json!(false)));
     assert_eq!((&second["data"][0]["id"], &second["data"][1]["id"]), (&json!(refused), &json!(execution)));
+    let (_, failed) = get("/v1/executions?status=failed".into(), "k1").await;
+    assert_eq!(failed["data"], json!([]), "nothing was stopped by a limit");
+    let (_, errors) = get("/v1/executions?outcome=python_error".into(), "k1").await;
+    assert_eq!(errors["data"][0]["id"], json!(refused), "{errors}");
     let (status, error) = get(format!("/v1/executions?before={last}"), "k2").await;
     assert_eq!((status, &error["error"]["type"]), (400, &json!("invalid_request_error")), "another key's cursor");
     server.stop();

@@ -49,7 +49,7 @@ function failure(error) {
 
 // The executions list, newest first, with the API's filters and keyset pages.
 async function listPage(params) {
-  const fields = ["container", "outcome", "tool", "approval", "since", "until"];
+  const fields = ["container", "status", "outcome", "tool", "approval", "since", "until"];
   const form = el("form", { class: "filters", id: "filters" },
     fields.map((name) => el("label", {}, name, el("input", { name, value: params.get(name) || "", size: name === "container" ? 36 : 16 }))),
     el("button", { type: "submit" }, "Filter"));

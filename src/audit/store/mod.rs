@@ -25,12 +25,14 @@ const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
     (2, "containers", include_str!("../../../migrations/sqlite/0002_containers.sql")),
     (3, "hardening", include_str!("../../../migrations/sqlite/0003_hardening.sql")),
     (4, "approvals", include_str!("../../../migrations/sqlite/0004_approvals.sql")),
+    (5, "listing", include_str!("../../../migrations/sqlite/0005_listing.sql")),
 ];
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "audit", include_str!("../../../migrations/postgres/0001_audit.sql")),
     (2, "containers", include_str!("../../../migrations/postgres/0002_containers.sql")),
     (3, "hardening", include_str!("../../../migrations/postgres/0003_hardening.sql")),
     (4, "approvals", include_str!("../../../migrations/postgres/0004_approvals.sql")),
+    (5, "listing", include_str!("../../../migrations/postgres/0005_listing.sql")),
 ];
 const SQLITE_CONNECTIONS: u32 = 4;
 const POSTGRES_CONNECTIONS: u32 = 8;

@@ -57,6 +57,9 @@ pub struct ExecutionFilter {
     pub since: Option<i64>,
     pub until: Option<i64>,
     pub outcome: Option<String>,
+    /// `completed` (python errors included: see `outcome`), `failed` (a limit or the host
+    /// stopped it) or `running`.
+    pub status: Option<String>,
     pub tool: Option<String>,
     /// Executions with a call `approved`, `denied`, or `asked` about (a person was asked).
     pub approval: Option<String>,
@@ -302,6 +305,9 @@ impl Store {
         if let Some(outcome) = &filter.outcome {
             clause(&mut sql, "outcome =", Bind::Text(outcome.clone()));
         }
+        if let Some(status) = &filter.status {
+            clause(&mut sql, "status =", Bind::Text(status.clone()));
+        }
         if let Some(tool) = &filter.tool {
             clause(&mut sql, "tools LIKE", Bind::Text(format!("%,{},%", tool.replace(['%', '_'], ""))));
         }
@@ -309,14 +315,14 @@ impl Store {
             clause(&mut sql, "approvals LIKE", Bind::Text(format!("%,{},%", approval.replace(['%', '_'], ""))));
         }
         if let Some(before) = &filter.before {
-            // Keyset paging in the listing's order (newest first, then by id): an index walk
-            // however deep the page.
+            // Keyset paging in the listing's order (newest first, ties by id): with the index
+            // on (owner, started_at, id), a walk however deep the page.
             binds.push(Bind::Text(before.clone()));
             let (n, start) = (binds.len(), "(SELECT started_at FROM executions WHERE id = ");
-            sql.push_str(&format!(" AND (started_at < {start}${n}) OR (started_at = {start}${n}) AND id > ${n}))"));
+            sql.push_str(&format!(" AND (started_at < {start}${n}) OR (started_at = {start}${n}) AND id < ${n}))"));
         }
         let limit = filter.limit.unwrap_or(MAX_LIST_ROWS).clamp(1, MAX_LIST_ROWS);
-        sql.push_str(&format!(" ORDER BY started_at DESC, id LIMIT {limit}"));
+        sql.push_str(&format!(" ORDER BY started_at DESC, id DESC LIMIT {limit}"));
         let mut query = sqlx::query(&sql);
         for bind in binds {
             query = match bind {
