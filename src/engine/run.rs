@@ -539,10 +539,8 @@ impl Run {
             decided_at: now_ms(),
         };
         let details = serde_json::json!({"by": record.by, "rule": record.rule, "reason": record.reason});
-        let entry = self.entry_mut(seq);
-        let tool = entry.tool.clone();
-        entry.approval = Some(record);
-        let (code, message) = match (timed_out, details["reason"].as_str()) {
+        let tool = self.entry_mut(seq).tool.clone();
+        let (code, message) = match (timed_out, record.reason.as_deref()) {
             (true, _) => (
                 FailureCode::ApprovalTimeout,
                 format!(
@@ -553,6 +551,7 @@ impl Run {
             (false, Some(reason)) => (FailureCode::Denied, format!("the call to {tool} was denied: {reason}")),
             (false, None) => (FailureCode::Denied, format!("the call to {tool} was denied")),
         };
+        self.entry_mut(seq).approval = Some(record);
         let mut failure = ToolFailure::new(code, message);
         failure.details = details;
         failure

@@ -65,6 +65,15 @@ impl Executor {
     pub fn is_server_side(&self) -> bool {
         !matches!(self, Executor::Client)
     }
+
+    /// The executor's name, as views, previews and traces show it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Executor::Client => "client",
+            Executor::Http { .. } => "http",
+            Executor::Mcp { .. } => "mcp",
+        }
+    }
 }
 
 /// What calling the tool may change, which decides whether a failed call may be retried.
@@ -173,7 +182,13 @@ impl ToolDefinition {
     /// Whether calls wait for approval when no policy rule decides them (see
     /// [`ToolDefinition::requires_approval`]).
     pub fn needs_approval(&self) -> bool {
-        self.requires_approval.unwrap_or(self.executor.is_server_side() && self.side_effects == SideEffects::Write)
+        self.requires_approval.unwrap_or_else(|| self.acts_when_called())
+    }
+
+    /// Whether the service itself carrying out a call may change something outside (an `http`
+    /// or `mcp` tool that is not `read_only` or `idempotent`).
+    pub fn acts_when_called(&self) -> bool {
+        self.executor.is_server_side() && self.side_effects == SideEffects::Write
     }
 
     pub fn callable_from_code(&self) -> bool {
@@ -266,7 +281,7 @@ impl Tool {
     /// (`http`, `mcp`) that is not `read_only` or `idempotent`. Such calls are recorded before
     /// they are made.
     pub fn may_act(&self) -> bool {
-        self.definition.executor.is_server_side() && self.definition.side_effects == SideEffects::Write
+        self.definition.acts_when_called()
     }
 }
 

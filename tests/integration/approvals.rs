@@ -343,7 +343,5 @@ async fn a_preview_names_the_reachable_tools_and_runs_nothing() {
     assert!(preview["notes"][0].as_str().unwrap().contains("call_tool"), "{preview}");
     let (status, error) = post(&app, "/v1/executions/preview", json!({"tools": tools(&base)})).await;
     assert_eq!((status, &error["error"]["type"]), (StatusCode::BAD_REQUEST, &json!("invalid_request_error")));
-    assert!(calls.lock().unwrap().is_empty());
-    let (_, listed) = send(&app, "GET", "/v1/executions", None, None).await;
-    assert!(listed["data"].as_array().is_none_or(|rows| rows.is_empty()), "a preview is not an execution: {listed}");
+    assert!(calls.lock().unwrap().is_empty(), "a preview runs nothing");
 }

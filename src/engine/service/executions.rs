@@ -345,18 +345,8 @@ struct FinishedTrace {
 
 impl FinishedTrace {
     fn of(run: &Run, outcome: &Outcome, started: SystemTime) -> Self {
-        let executors = run
-            .toolset
-            .tools()
-            .map(|tool| {
-                let kind = match tool.definition.executor {
-                    Executor::Client => "client",
-                    Executor::Http { .. } => "http",
-                    Executor::Mcp { .. } => "mcp",
-                };
-                (tool.name().to_owned(), kind)
-            })
-            .collect();
+        let executors =
+            run.toolset.tools().map(|tool| (tool.name().to_owned(), tool.definition.executor.kind())).collect();
         let ending = match (&outcome.stop, &outcome.error) {
             (Some(stop), _) => stop.code(),
             (None, Some(_)) => crate::audit::Ending::PythonError.as_str(),

@@ -55,11 +55,7 @@ impl Service {
                 };
                 Some(PreviewTool {
                     name: definition.name.clone(),
-                    executor: match definition.executor {
-                        Executor::Client => "client",
-                        Executor::Http { .. } => "http",
-                        Executor::Mcp { .. } => "mcp",
-                    },
+                    executor: definition.executor.kind(),
                     side_effects: definition.side_effects,
                     callable_from_code: definition.callable_from_code(),
                     approval,

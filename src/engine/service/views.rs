@@ -61,30 +61,28 @@ pub struct ApprovalRequest {
 /// What a waiting run waits on: client calls and calls held for approval.
 pub(crate) fn waiting_on(run: &Run) -> (Vec<ToolUse>, Vec<ApprovalRequest>) {
     let now = (Instant::now(), SystemTime::now());
+    // Held calls and the ledger are both in call order: one walk of the ledger counts the
+    // calls before each held call (a gather of thousands of writes stays linear).
+    let (mut ledger, mut calls_so_far) = (run.ledger().iter().peekable(), BTreeMap::<String, u64>::new());
     let requests = run
         .approval_calls()
         .iter()
         .map(|call| {
-            let definition = run.toolset.get(&call.name).map(|t| &t.definition);
-            let mut calls_so_far = BTreeMap::new();
-            for earlier in run.ledger().iter().take_while(|e| e.seq < call.seq) {
+            while let Some(earlier) = ledger.next_if(|e| e.seq < call.seq) {
                 *calls_so_far.entry(earlier.tool.clone()).or_default() += 1;
             }
+            let definition = run.toolset.get(&call.name).map(|t| &t.definition);
             ApprovalRequest {
                 id: call.id.clone(),
                 tool_use_id: call.call_id.clone(),
                 name: call.name.clone(),
                 input: call.input.clone(),
                 side_effects: definition.map(|d| d.side_effects).unwrap_or_default(),
-                executor: match definition.map(|d| &d.executor) {
-                    Some(Executor::Http { .. }) => "http",
-                    Some(Executor::Mcp { .. }) => "mcp",
-                    _ => "client",
-                },
+                executor: definition.map_or("client", |d| d.executor.kind()),
                 reason: call.reason.clone(),
                 rule: call.rule,
                 call_number: call.seq + 1,
-                calls_so_far,
+                calls_so_far: calls_so_far.clone(),
                 expires_at: now.1 + call.deadline.saturating_duration_since(now.0),
             }
         })
