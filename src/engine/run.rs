@@ -567,9 +567,14 @@ impl Run {
     ) -> Result<Progress, EngineError> {
         let container_id = container.id().to_string();
         let mut admitted = Vec::new();
-        for answer in answers {
-            let Some(at) = self.approval_calls.iter().position(|c| c.id == answer.id) else { continue };
-            let held = self.approval_calls.remove(at);
+        // The decided calls leave the held ones in one pass, in call order.
+        let mut answers: std::collections::HashMap<String, ApprovalAnswer> =
+            answers.into_iter().map(|answer| (answer.id.clone(), answer)).collect();
+        let (decided, kept): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.approval_calls).into_iter().partition(|c| answers.contains_key(&c.id));
+        self.approval_calls = kept;
+        for held in decided {
+            let Some(answer) = answers.remove(&held.id) else { continue };
             let decided = Decided::Person { by, reason: answer.reason.as_deref() };
             let failure = self.decide(held.seq, decided, answer.approve);
             let tool = self.toolset.get(&held.name).cloned();

@@ -66,9 +66,11 @@ impl WaitingRun {
         if decisions.is_empty() {
             return Err(AnswerError::NoDecisions);
         }
+        // Sets, not scans: a gather can hold as many calls as `max_tool_calls` allows.
+        let held: HashSet<&str> = self.0.approval_calls.iter().map(|c| c.id.as_str()).collect();
         let mut seen = HashSet::new();
         for decision in &decisions {
-            if !self.0.approval_calls.iter().any(|c| c.id == decision.id) {
+            if !held.contains(decision.id.as_str()) {
                 return Err(AnswerError::NotHeld(decision.id.clone()));
             }
             if !seen.insert(decision.id.as_str()) {
