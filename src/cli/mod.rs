@@ -1,6 +1,7 @@
 //! The `sluice` command line: parse, call the library, shape the answer.
 
 mod audit;
+mod image;
 mod mcp;
 mod replay;
 mod run;
@@ -51,6 +52,11 @@ pub(crate) enum Command {
         #[arg(long, env = "SLUICE_CACHE_DIR")]
         cache_dir: Option<PathBuf>,
     },
+    /// The base image every container starts from.
+    Image {
+        #[command(subcommand)]
+        command: image::ImageCommand,
+    },
     /// Read and check the audit trail.
     Audit {
         #[command(subcommand)]
@@ -94,6 +100,7 @@ pub fn main() -> ExitCode {
             runtime.block_on(replay::replay_command(execution_id, bundle, store, cache_dir))
         }
         Command::Audit { command } => runtime.block_on(audit::audit_command(command)),
+        Command::Image { command } => runtime.block_on(image::image_command(command)),
         Command::Run { file, tools, answers, limits, cache_dir, mcp_config } => {
             let files = run::RunFiles { tools, answers, mcp_config, cache_dir };
             runtime.block_on(run::run(&file, files, &limits))

@@ -8,16 +8,14 @@
 use super::state::HostState;
 use super::{SandboxError, build_store, new_linker};
 use sha2::{Digest, Sha256};
+use sluice_python_wasm::{SHA256 as GUEST_SHA256, WASM_LZ4 as GUEST_WASM_LZ4};
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use wasmtime::{Engine, Instance, Module, Store};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use wasmtime::{CacheStore, Engine, Instance, Module, Store};
 use wasmtime_wizer::{InstanceState, SnapshotVal, ValType as WizerValType, Wizer};
-
-/// The guest built by `build.rs` from `sandbox-images/python`, lz4-compressed: it is read only
-/// when the image cache misses, where decompressing costs milliseconds beside seconds of
-/// compiling. A `static`: as a `const` it was copied three times into the binary.
-static GUEST_WASM_LZ4: &[u8] = include_bytes!(env!("SLUICE_GUEST_WASM_LZ4"));
-/// SHA-256 of the guest (uncompressed), hex, computed when it was built.
-pub(crate) const GUEST_SHA256: &str = env!("SLUICE_GUEST_SHA256");
 
 /// The Python half of the guest, handed in at pre-initialization (name, source), in import
 /// order: each module may import the ones before it.
@@ -62,7 +60,7 @@ pub(crate) fn content_hash(engine: &Engine) -> String {
     let mut hasher = Sha256::new();
     hasher.update(IMAGE_FORMAT.as_bytes());
     hasher.update(compatibility.finish().to_le_bytes());
-    // Hashed by build.rs: hashing 27 MB here would cost every process start about 15 ms.
+    // Hashed when the guest was embedded: hashing 29 MB here would cost every start about 15 ms.
     hasher.update(GUEST_SHA256.as_bytes());
     for source in HOST_SOURCES {
         hasher.update((source.len() as u64).to_le_bytes());
@@ -82,8 +80,59 @@ pub(crate) fn cache_path(cache_dir: &Path, hash: &str) -> PathBuf {
     cache_dir.join(format!("python-{hash}.cwasm"))
 }
 
-/// Maps the cached image, or builds and caches it (once per machine and build).
-pub(crate) async fn load_or_build(engine: &Engine, cache_dir: &Path) -> Result<Image, SandboxError> {
+/// Cranelift's output per function, kept while an image is built. Pre-initialization compiles
+/// the guest, and the module wizer makes from the initialized instance has the same functions
+/// (only its data, globals and exports differ), so compiling the image finds each function here
+/// instead of compiling the guest a second time. Holds nothing outside a build, so an engine
+/// that compiles other modules does not grow it. (Functions are keyed by their Cranelift IR,
+/// which carries file offsets: see `place_code_at`.)
+#[derive(Debug, Default)]
+pub(crate) struct CompiledFunctions {
+    building: AtomicBool,
+    entries: Mutex<HashMap<Vec<u8>, Vec<u8>>>,
+}
+
+impl CacheStore for CompiledFunctions {
+    fn get(&self, key: &[u8]) -> Option<Cow<'_, [u8]>> {
+        let entries = self.entries.lock().expect("not poisoned");
+        entries.get(key).map(|compiled| Cow::Owned(compiled.clone()))
+    }
+
+    fn insert(&self, key: &[u8], compiled: Vec<u8>) -> bool {
+        if !self.building.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.entries.lock().expect("not poisoned").insert(key.to_owned(), compiled);
+        true
+    }
+}
+
+/// Keeps the functions cache filling for one image build; empties it when the build ends,
+/// however it ends.
+struct ImageBuild<'a>(&'a CompiledFunctions);
+
+impl<'a> ImageBuild<'a> {
+    fn start(functions: &'a CompiledFunctions) -> Self {
+        functions.building.store(true, Ordering::Relaxed);
+        Self(functions)
+    }
+}
+
+impl Drop for ImageBuild<'_> {
+    fn drop(&mut self) {
+        self.0.building.store(false, Ordering::Relaxed);
+        let mut entries = self.0.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *entries = HashMap::new();
+    }
+}
+
+/// Maps the cached image, or builds and caches it (once per machine and build). `functions`
+/// is the cache `engine` was configured with (see `CompiledFunctions`).
+pub(crate) async fn load_or_build(
+    engine: &Engine,
+    functions: &CompiledFunctions,
+    cache_dir: &Path,
+) -> Result<Image, SandboxError> {
     if cache_dir.as_os_str().is_empty() {
         let none = std::io::Error::new(
             std::io::ErrorKind::NotFound,
@@ -116,7 +165,9 @@ pub(crate) async fn load_or_build(engine: &Engine, cache_dir: &Path) -> Result<I
             Err(_) => std::fs::remove_file(&path).map_err(|e| SandboxError::ImageCache(path.clone(), e))?,
         }
     }
-    let wasm = preinitialize(engine).await?;
+    let build = ImageBuild::start(functions);
+    let (wasm, instrumented_code_at) = preinitialize(engine).await?;
+    let wasm = place_code_at(wasm, instrumented_code_at);
     let engine_for_compile = engine.clone();
     let module = tokio::task::spawn_blocking(move || Module::new(&engine_for_compile, &wasm))
         .await
@@ -126,6 +177,7 @@ pub(crate) async fn load_or_build(engine: &Engine, cache_dir: &Path) -> Result<I
     write_atomically(cache_dir, &path, &compiled)?;
     // Map the file we just wrote, so the image is shared with other processes' mappings.
     let module = deserialize(engine, &path).map_err(|e| SandboxError::ImageBuild(e.to_string()))?;
+    drop(build);
     drop(lock);
     Ok(Image { module, hash })
 }
@@ -185,14 +237,107 @@ fn bootstrap_frame() -> Vec<u8> {
     .expect("static data serializes")
 }
 
-/// Runs the guest's pre-initialization under wizer and returns the initialized module.
-async fn preinitialize(engine: &Engine) -> Result<Vec<u8>, SandboxError> {
+/// Room left before the instrumented module's code, so the snapshot's code (whose exports
+/// section is shorter) can be moved to the same offset. More than the exports wizer adds.
+const CODE_PLACEMENT_SLACK: usize = 4096;
+
+const EXPORT_SECTION: u8 = 7;
+
+/// The byte range of the section with id `id`, its header included.
+fn section(wasm: &[u8], id: u8) -> Option<std::ops::Range<usize>> {
+    wasmparser::Parser::new(0).parse_all(wasm).find_map(|payload| match payload {
+        Ok(wasmparser::Payload::ExportSection(reader)) if id == EXPORT_SECTION => {
+            let range = reader.range();
+            Some(range.start - 1 - leb128((range.end - range.start) as u64).len()..range.end)
+        }
+        _ => None,
+    })
+}
+
+/// Gives the initialized module the exports of the module pre-initialization ran: wizer drops
+/// the globals and memory it exported to read them, and Cranelift marks code that touches an
+/// exported global differently from code touching a private one, so without them a third of
+/// the functions would miss the cache (see `CompiledFunctions`). Exporting the stack pointer
+/// gives the host nothing it lacked, and no script can reach an export.
+fn with_exports_of(mut wasm: Vec<u8>, exports: &Option<Vec<u8>>) -> Vec<u8> {
+    if let (Some(exports), Some(range)) = (exports, section(&wasm, EXPORT_SECTION)) {
+        wasm.splice(range, exports.iter().copied());
+    }
+    wasm
+}
+
+/// Where the code section's contents start, and where its header starts.
+fn code_section(wasm: &[u8]) -> Option<(usize, usize)> {
+    for payload in wasmparser::Parser::new(0).parse_all(wasm) {
+        if let Ok(wasmparser::Payload::CodeSectionStart { range, size, .. }) = payload {
+            return Some((range.start, range.start - 1 - leb128(u64::from(size)).len()));
+        }
+    }
+    None
+}
+
+/// Moves `wasm`'s code section to start at byte `offset`, by inserting an empty custom section
+/// (which every runtime skips) before it. Cranelift's IR records each instruction's offset in
+/// the file, and the incremental cache keys functions by that IR: the snapshot's code must sit
+/// where the pre-initialized module's did for its functions to be found. A module that cannot
+/// be moved there is returned as it is; it is only compiled more slowly.
+fn place_code_at(mut wasm: Vec<u8>, offset: usize) -> Vec<u8> {
+    let Some((code, header)) = code_section(&wasm) else { return wasm };
+    let Some(padding) = offset.checked_sub(code).and_then(empty_custom_section) else { return wasm };
+    wasm.splice(header..header, padding);
+    wasm
+}
+
+/// A custom section named "" of exactly `total` bytes, if one can be that size (3 bytes or more).
+fn empty_custom_section(total: usize) -> Option<Vec<u8>> {
+    const SHORT_SIZE_MAX: usize = 127;
+    // id (1 byte), size, then the contents: the name's length (0) and zeros. Up to 129 bytes
+    // the size takes one byte; beyond, five (LEB128 padded with continuation bits, which wasm
+    // allows), so every total from 3 up can be made.
+    let (size, contents) = match total.checked_sub(2)? {
+        contents @ 1..=SHORT_SIZE_MAX => (leb128(contents as u64), contents),
+        0 => return None,
+        _ => {
+            let contents = total - 6;
+            let value = u32::try_from(contents).ok()?;
+            let mut padded: Vec<u8> = (0..4).map(|i| ((value >> (7 * i)) & 0x7f) as u8 | 0x80).collect();
+            padded.push((value >> 28) as u8);
+            (padded, contents)
+        }
+    };
+    let mut section = vec![0u8];
+    section.extend(size);
+    section.resize(section.len() + contents, 0);
+    Some(section)
+}
+
+/// Unsigned LEB128, as wasm writes sizes.
+fn leb128(mut value: u64) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    loop {
+        let low = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            bytes.push(low);
+            return bytes;
+        }
+        bytes.push(low | 0x80);
+    }
+}
+
+/// Runs the guest's pre-initialization under wizer; returns the initialized module, and where
+/// the code of the module that ran it started (see `place_code_at`).
+async fn preinitialize(engine: &Engine) -> Result<(Vec<u8>, usize), SandboxError> {
     let fail = |what: &str, e: wasmtime::Error| SandboxError::ImageBuild(format!("{what}: {e:#}"));
     let mut wizer = Wizer::new();
-    wizer.init_func(PREINIT_FUNC);
+    // Kept exported, so the image's functions are the ones pre-initialization compiled.
+    wizer.init_func(PREINIT_FUNC).keep_init_func(true);
     let guest = lz4_flex::decompress_size_prepended(GUEST_WASM_LZ4)
         .map_err(|e| SandboxError::ImageBuild(format!("the embedded guest does not decompress: {e}")))?;
     let (context, instrumented) = wizer.instrument(&guest).map_err(|e| fail("instrumenting the guest", e))?;
+    let code_at = code_section(&instrumented).map_or(0, |(code, _)| code + CODE_PLACEMENT_SLACK);
+    let instrumented = place_code_at(instrumented, code_at);
+    let instrumented_exports = section(&instrumented, EXPORT_SECTION).map(|range| instrumented[range].to_vec());
     let engine_for_compile = engine.clone();
     let module = tokio::task::spawn_blocking(move || Module::new(&engine_for_compile, &instrumented))
         .await
@@ -217,7 +362,8 @@ async fn preinitialize(engine: &Engine) -> Result<Vec<u8>, SandboxError> {
         return Err(SandboxError::ImageBuild(format!("pre-initializing the guest: {e:#}\n{stdout}{stderr}")));
     }
     let mut snapshot = WizerState { store: &mut store, instance };
-    wizer.snapshot(&context, &mut snapshot).await.map_err(|e| fail("snapshotting the guest", e))
+    let initialized = wizer.snapshot(&context, &mut snapshot).await.map_err(|e| fail("snapshotting the guest", e))?;
+    Ok((with_exports_of(initialized, &instrumented_exports), code_at))
 }
 
 /// What wizer reads from the initialized instance.
@@ -242,5 +388,44 @@ impl InstanceState for WizerState<'_> {
     async fn memory_contents(&mut self, name: &str, contents: impl FnOnce(&[u8]) + Send) {
         let memory = self.instance.get_memory(&mut *self.store, name).expect("wizer names an exported memory");
         contents(super::guest_memory::contents(&memory, &*self.store))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiled_functions_are_kept_only_while_an_image_is_built() {
+        let functions = CompiledFunctions::default();
+        assert!(!functions.insert(b"f", vec![1]), "outside a build nothing is kept");
+        assert_eq!(functions.get(b"f"), None);
+        {
+            let _build = ImageBuild::start(&functions);
+            assert!(functions.insert(b"f", vec![1, 2]));
+            assert_eq!(functions.get(b"f").as_deref(), Some(&[1u8, 2][..]));
+        }
+        assert_eq!(functions.get(b"f"), None, "emptied when the build ends");
+        assert!(!functions.insert(b"g", vec![3]));
+    }
+
+    #[test]
+    fn code_is_moved_to_the_offset_asked_with_a_custom_section_and_the_module_still_parses() {
+        let guest = lz4_flex::decompress_size_prepended(GUEST_WASM_LZ4).unwrap();
+        let (code, _) = code_section(&guest).unwrap();
+        for extra in [3, 4, 130, 131, 132, 4096, 20_000] {
+            let moved = place_code_at(guest.clone(), code + extra);
+            assert_eq!(code_section(&moved).unwrap().0, code + extra, "{extra}");
+            assert_eq!(moved.len(), guest.len() + extra);
+            let sections = wasmparser::Parser::new(0).parse_all(&moved).collect::<Result<Vec<_>, _>>();
+            assert!(sections.is_ok(), "{extra}: {:?}", sections.err());
+        }
+        assert_eq!(place_code_at(guest.clone(), code + 2), guest, "two bytes hold no section");
+        assert_eq!(place_code_at(guest.clone(), code - 1), guest, "code is never moved earlier");
+        for size in [0, 1, 127, 128, 16_383, 16_384] {
+            let bytes = leb128(size);
+            let decoded = bytes.iter().rev().fold(0u64, |acc, b| (acc << 7) | u64::from(b & 0x7f));
+            assert_eq!(decoded, size);
+        }
     }
 }

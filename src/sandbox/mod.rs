@@ -95,8 +95,11 @@ impl Drop for Shared {
 impl Sandbox {
     /// Loads (or, once per machine, builds) the base image and starts the epoch ticker.
     pub async fn new(config: SandboxConfig) -> Result<Self, SandboxError> {
-        let engine = Engine::new(&engine_config(&config)).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        let image = image::load_or_build(&engine, &config.cache_dir).await?;
+        let functions = Arc::<image::CompiledFunctions>::default();
+        let engine = engine_config(&config, functions.clone())
+            .and_then(|engine_config| Engine::new(&engine_config))
+            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        let image = image::load_or_build(&engine, &functions, &config.cache_dir).await?;
         let linker = new_linker(&engine, &image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let pre = linker.instantiate_pre(&image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let ticker_stop = start_epoch_ticker(&engine);
@@ -132,6 +135,17 @@ impl Sandbox {
     /// The content hash of the base image every container starts from.
     pub fn image_hash(&self) -> &str {
         &self.shared.image_hash
+    }
+
+    /// Where the compiled base image is cached (its file exists once `new` has returned).
+    pub fn image_file(&self) -> std::path::PathBuf {
+        image::cache_path(&self.shared.config.cache_dir, &self.shared.image_hash)
+    }
+
+    /// Where the guest's wasm came from (`prebuilt`, `source` or `SLUICE_GUEST_WASM`) and its
+    /// SHA-256.
+    pub fn guest_origin() -> (&'static str, &'static str) {
+        (sluice_python_wasm::ORIGIN, sluice_python_wasm::SHA256)
     }
 
     /// Containers instantiated and waiting in the ready pool right now.

@@ -2,6 +2,7 @@
 //! copy-on-write memory, epoch interruption), the store every guest runs in, the linker, and
 //! the epoch ticker.
 
+use super::image::CompiledFunctions;
 use super::state::HostState;
 use super::{SandboxConfig, SandboxError, abi, limits, wasi};
 use std::sync::Arc;
@@ -45,7 +46,8 @@ pub(super) async fn instantiate(
     Ok((store, exports))
 }
 
-pub(super) fn engine_config(sandbox: &SandboxConfig) -> Config {
+/// The engine's configuration; `functions` keeps Cranelift's output while the image is built.
+pub(super) fn engine_config(sandbox: &SandboxConfig, functions: Arc<CompiledFunctions>) -> wasmtime::Result<Config> {
     // Slots are reused: a new container gets a slot whose hot pages are already resident,
     // reset to the image by copying back only the pages the last tenant dirtied.
     let mut pool = PoolingAllocationConfig::new();
@@ -68,8 +70,9 @@ pub(super) fn engine_config(sandbox: &SandboxConfig) -> Config {
         .max_wasm_stack(MAX_WASM_STACK_BYTES)
         .async_stack_size(ASYNC_STACK_BYTES)
         .parallel_compilation(true)
-        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-    config
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
+        .enable_incremental_compilation(functions)?;
+    Ok(config)
 }
 
 /// The store every guest runs in: memory guard, and a deadline checked at each epoch tick.

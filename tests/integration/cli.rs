@@ -206,3 +206,29 @@ fn serve_starts_answers_and_stops_gracefully() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn image_build_makes_the_image_a_later_run_maps() {
+    let s = Scratch::new("image");
+    let cache = s.dir.join("cache");
+    let cache_arg = cache.display().to_string();
+    let built = sluice(&["image", "build", "--cache-dir", &cache_arg]);
+    assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
+    let report = text(&built.stdout);
+    let image = report.lines().find_map(|line| line.strip_prefix("image   ")).expect("names the image").to_owned();
+    assert!(image.starts_with(&cache_arg) && image.ends_with(".cwasm"), "{report}");
+    assert!(std::fs::metadata(&image).unwrap().len() > 1 << 20, "a compiled image is megabytes");
+    let guest = report.lines().find_map(|line| line.strip_prefix("guest   ")).expect("names the guest");
+    assert!(guest.len() > 64 && guest.ends_with(')'), "sha256 and origin: {guest}");
+
+    // The image compiled from the functions pre-initialization compiled runs Python, and a
+    // second build finds it rather than making another.
+    let script = s.file("sum.py", "print(sum(range(10)))\n");
+    let out = sluice(&["run", &script, "--cache-dir", &cache_arg]);
+    assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), "45\n".into()), "{}", text(&out.stderr));
+    let again = sluice(&["image", "build", "--cache-dir", &cache_arg]);
+    assert!(text(&again.stdout).contains(&format!("image   {image}")), "{}", text(&again.stdout));
+    let images =
+        std::fs::read_dir(&cache).unwrap().filter(|e| e.as_ref().unwrap().path().extension() == Some("cwasm".as_ref()));
+    assert_eq!(images.count(), 1);
+}
