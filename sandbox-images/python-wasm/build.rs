@@ -89,10 +89,7 @@ fn main() {
              source (minutes); sandbox-images/python-wasm/refresh.sh records a new prebuilt guest"
         );
     }
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| here.join("../../target"))
-        .join("guest");
+    let target_dir = outer_target_dir().unwrap_or_else(|| here.join("../../target")).join("guest");
     let built = build_guest(&guest_dir, &target_dir);
     let wasm = read(&built);
     let made =
@@ -117,6 +114,14 @@ fn main() {
         );
     }
     export_guest(&wasm, "source");
+}
+
+/// The outer build's target directory, found from `OUT_DIR` inside it (cargo marks its root
+/// with `CACHEDIR.TAG`): `CARGO_TARGET_DIR` may be relative to a directory this script does
+/// not know, and the guest's build runs elsewhere.
+fn outer_target_dir() -> Option<PathBuf> {
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR")?);
+    out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).map(Path::to_path_buf)
 }
 
 fn read(path: &Path) -> Vec<u8> {
