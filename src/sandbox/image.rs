@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use sluice_python_wasm::{SHA256 as GUEST_SHA256, WASM_LZ4 as GUEST_WASM_LZ4};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,6 +46,9 @@ const PREINIT_CLOCK_NS: u64 = 1_767_225_600_000_000_000; // 2026-01-01T00:00:00Z
 const PREINIT_SEED: u64 = 0;
 const PREINIT_MEMORY_BYTES: u64 = 1 << 30;
 const PREINIT_FUNC: &str = "sluice_preinit";
+/// `\0asm` and the version: where the first section starts.
+const WASM_HEADER_BYTES: usize = 8;
+const EXPORT_SECTION_ID: u8 = 7;
 
 /// A compiled base image and the hash that names it.
 pub(crate) struct Image {
@@ -84,8 +88,8 @@ pub(crate) fn cache_path(cache_dir: &Path, hash: &str) -> PathBuf {
 /// the guest, and the module wizer makes from the initialized instance has the same functions
 /// (only its data, globals and exports differ), so compiling the image finds each function here
 /// instead of compiling the guest a second time. Holds nothing outside a build, so an engine
-/// that compiles other modules does not grow it. (Functions are keyed by their Cranelift IR,
-/// which carries file offsets: see `place_code_at`.)
+/// that compiles other modules does not grow it. Functions are keyed by their Cranelift IR, so
+/// the snapshot must compile to the same IR: see `with_exports_of`.
 #[derive(Debug, Default)]
 pub(crate) struct CompiledFunctions {
     building: AtomicBool,
@@ -166,8 +170,7 @@ pub(crate) async fn load_or_build(
         }
     }
     let build = ImageBuild::start(functions);
-    let (wasm, instrumented_code_at) = preinitialize(engine).await?;
-    let wasm = place_code_at(wasm, instrumented_code_at);
+    let wasm = preinitialize(engine).await?;
     let engine_for_compile = engine.clone();
     let module = tokio::task::spawn_blocking(move || Module::new(&engine_for_compile, &wasm))
         .await
@@ -237,21 +240,19 @@ fn bootstrap_frame() -> Vec<u8> {
     .expect("static data serializes")
 }
 
-/// Room left before the instrumented module's code, so the snapshot's code (whose exports
-/// section is shorter) can be moved to the same offset. More than the exports wizer adds.
-const CODE_PLACEMENT_SLACK: usize = 4096;
-
-const EXPORT_SECTION: u8 = 7;
-
-/// The byte range of the section with id `id`, its header included.
-fn section(wasm: &[u8], id: u8) -> Option<std::ops::Range<usize>> {
-    wasmparser::Parser::new(0).parse_all(wasm).find_map(|payload| match payload {
-        Ok(wasmparser::Payload::ExportSection(reader)) if id == EXPORT_SECTION => {
-            let range = reader.range();
-            Some(range.start - 1 - leb128((range.end - range.start) as u64).len()..range.end)
+/// The byte range of `wasm`'s export section, its header included. A section's header starts
+/// where the one before it ends (sizes may be written in padded LEB128, so the header's length
+/// is not derived from the size).
+fn export_section(wasm: &[u8]) -> Option<Range<usize>> {
+    let mut previous_end = WASM_HEADER_BYTES;
+    for payload in wasmparser::Parser::new(0).parse_all(wasm) {
+        let Some((id, contents)) = payload.ok()?.as_section() else { continue };
+        if id == EXPORT_SECTION_ID {
+            return Some(previous_end..contents.end);
         }
-        _ => None,
-    })
+        previous_end = contents.end;
+    }
+    None
 }
 
 /// Gives the initialized module the exports of the module pre-initialization ran: wizer drops
@@ -259,75 +260,15 @@ fn section(wasm: &[u8], id: u8) -> Option<std::ops::Range<usize>> {
 /// exported global differently from code touching a private one, so without them a third of
 /// the functions would miss the cache (see `CompiledFunctions`). Exporting the stack pointer
 /// gives the host nothing it lacked, and no script can reach an export.
-fn with_exports_of(mut wasm: Vec<u8>, exports: &Option<Vec<u8>>) -> Vec<u8> {
-    if let (Some(exports), Some(range)) = (exports, section(&wasm, EXPORT_SECTION)) {
+fn with_exports_of(mut wasm: Vec<u8>, exports: Option<&[u8]>) -> Vec<u8> {
+    if let (Some(exports), Some(range)) = (exports, export_section(&wasm)) {
         wasm.splice(range, exports.iter().copied());
     }
     wasm
 }
 
-/// Where the code section's contents start, and where its header starts.
-fn code_section(wasm: &[u8]) -> Option<(usize, usize)> {
-    for payload in wasmparser::Parser::new(0).parse_all(wasm) {
-        if let Ok(wasmparser::Payload::CodeSectionStart { range, size, .. }) = payload {
-            return Some((range.start, range.start - 1 - leb128(u64::from(size)).len()));
-        }
-    }
-    None
-}
-
-/// Moves `wasm`'s code section to start at byte `offset`, by inserting an empty custom section
-/// (which every runtime skips) before it. Cranelift's IR records each instruction's offset in
-/// the file, and the incremental cache keys functions by that IR: the snapshot's code must sit
-/// where the pre-initialized module's did for its functions to be found. A module that cannot
-/// be moved there is returned as it is; it is only compiled more slowly.
-fn place_code_at(mut wasm: Vec<u8>, offset: usize) -> Vec<u8> {
-    let Some((code, header)) = code_section(&wasm) else { return wasm };
-    let Some(padding) = offset.checked_sub(code).and_then(empty_custom_section) else { return wasm };
-    wasm.splice(header..header, padding);
-    wasm
-}
-
-/// A custom section named "" of exactly `total` bytes, if one can be that size (3 bytes or more).
-fn empty_custom_section(total: usize) -> Option<Vec<u8>> {
-    const SHORT_SIZE_MAX: usize = 127;
-    // id (1 byte), size, then the contents: the name's length (0) and zeros. Up to 129 bytes
-    // the size takes one byte; beyond, five (LEB128 padded with continuation bits, which wasm
-    // allows), so every total from 3 up can be made.
-    let (size, contents) = match total.checked_sub(2)? {
-        contents @ 1..=SHORT_SIZE_MAX => (leb128(contents as u64), contents),
-        0 => return None,
-        _ => {
-            let contents = total - 6;
-            let value = u32::try_from(contents).ok()?;
-            let mut padded: Vec<u8> = (0..4).map(|i| ((value >> (7 * i)) & 0x7f) as u8 | 0x80).collect();
-            padded.push((value >> 28) as u8);
-            (padded, contents)
-        }
-    };
-    let mut section = vec![0u8];
-    section.extend(size);
-    section.resize(section.len() + contents, 0);
-    Some(section)
-}
-
-/// Unsigned LEB128, as wasm writes sizes.
-fn leb128(mut value: u64) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    loop {
-        let low = (value & 0x7f) as u8;
-        value >>= 7;
-        if value == 0 {
-            bytes.push(low);
-            return bytes;
-        }
-        bytes.push(low | 0x80);
-    }
-}
-
-/// Runs the guest's pre-initialization under wizer; returns the initialized module, and where
-/// the code of the module that ran it started (see `place_code_at`).
-async fn preinitialize(engine: &Engine) -> Result<(Vec<u8>, usize), SandboxError> {
+/// Runs the guest's pre-initialization under wizer and returns the initialized module.
+async fn preinitialize(engine: &Engine) -> Result<Vec<u8>, SandboxError> {
     let fail = |what: &str, e: wasmtime::Error| SandboxError::ImageBuild(format!("{what}: {e:#}"));
     let mut wizer = Wizer::new();
     // Kept exported, so the image's functions are the ones pre-initialization compiled.
@@ -335,9 +276,7 @@ async fn preinitialize(engine: &Engine) -> Result<(Vec<u8>, usize), SandboxError
     let guest = lz4_flex::decompress_size_prepended(GUEST_WASM_LZ4)
         .map_err(|e| SandboxError::ImageBuild(format!("the embedded guest does not decompress: {e}")))?;
     let (context, instrumented) = wizer.instrument(&guest).map_err(|e| fail("instrumenting the guest", e))?;
-    let code_at = code_section(&instrumented).map_or(0, |(code, _)| code + CODE_PLACEMENT_SLACK);
-    let instrumented = place_code_at(instrumented, code_at);
-    let instrumented_exports = section(&instrumented, EXPORT_SECTION).map(|range| instrumented[range].to_vec());
+    let instrumented_exports = export_section(&instrumented).map(|range| instrumented[range].to_vec());
     let engine_for_compile = engine.clone();
     let module = tokio::task::spawn_blocking(move || Module::new(&engine_for_compile, &instrumented))
         .await
@@ -363,7 +302,7 @@ async fn preinitialize(engine: &Engine) -> Result<(Vec<u8>, usize), SandboxError
     }
     let mut snapshot = WizerState { store: &mut store, instance };
     let initialized = wizer.snapshot(&context, &mut snapshot).await.map_err(|e| fail("snapshotting the guest", e))?;
-    Ok((with_exports_of(initialized, &instrumented_exports), code_at))
+    Ok(with_exports_of(initialized, instrumented_exports.as_deref()))
 }
 
 /// What wizer reads from the initialized instance.
@@ -410,22 +349,24 @@ mod tests {
     }
 
     #[test]
-    fn code_is_moved_to_the_offset_asked_with_a_custom_section_and_the_module_still_parses() {
+    fn the_export_section_is_found_whole_and_replaced_by_another() {
         let guest = lz4_flex::decompress_size_prepended(GUEST_WASM_LZ4).unwrap();
-        let (code, _) = code_section(&guest).unwrap();
-        for extra in [3, 4, 130, 131, 132, 4096, 20_000] {
-            let moved = place_code_at(guest.clone(), code + extra);
-            assert_eq!(code_section(&moved).unwrap().0, code + extra, "{extra}");
-            assert_eq!(moved.len(), guest.len() + extra);
-            let sections = wasmparser::Parser::new(0).parse_all(&moved).collect::<Result<Vec<_>, _>>();
-            assert!(sections.is_ok(), "{extra}: {:?}", sections.err());
-        }
-        assert_eq!(place_code_at(guest.clone(), code + 2), guest, "two bytes hold no section");
-        assert_eq!(place_code_at(guest.clone(), code - 1), guest, "code is never moved earlier");
-        for size in [0, 1, 127, 128, 16_383, 16_384] {
-            let bytes = leb128(size);
-            let decoded = bytes.iter().rev().fold(0u64, |acc, b| (acc << 7) | u64::from(b & 0x7f));
-            assert_eq!(decoded, size);
-        }
+        let range = export_section(&guest).unwrap();
+        assert_eq!(guest[range.start], EXPORT_SECTION_ID, "the range starts at the section's id");
+        // Two exports ("a" and "b", both function 0) in place of the guest's.
+        let exports = [EXPORT_SECTION_ID, 9, 2, 1, b'a', 0, 0, 1, b'b', 0, 0];
+        let replaced = with_exports_of(guest.clone(), Some(&exports));
+        assert_eq!(replaced.len(), guest.len() - range.len() + exports.len());
+        let names: Vec<String> = wasmparser::Parser::new(0)
+            .parse_all(&replaced)
+            .find_map(|payload| match payload.unwrap() {
+                wasmparser::Payload::ExportSection(reader) => {
+                    Some(reader.into_iter().map(|export| export.unwrap().name.to_owned()).collect())
+                }
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(with_exports_of(guest.clone(), None), guest, "nothing to copy, nothing changed");
     }
 }
