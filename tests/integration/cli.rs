@@ -226,8 +226,12 @@ fn image_build_makes_the_image_a_later_run_maps() {
     let script = s.file("sum.py", "print(sum(range(10)))\n");
     let out = sluice(&["run", &script, "--cache-dir", &cache_arg]);
     assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), "45\n".into()), "{}", text(&out.stderr));
+    // A rebuilt image would be a new file renamed over the old one: the inode tells.
+    use std::os::unix::fs::MetadataExt;
+    let inode = std::fs::metadata(&image).unwrap().ino();
     let again = sluice(&["image", "build", "--cache-dir", &cache_arg]);
     assert!(text(&again.stdout).contains(&format!("image   {image}")), "{}", text(&again.stdout));
+    assert_eq!(std::fs::metadata(&image).unwrap().ino(), inode, "the image was made again");
     let images =
         std::fs::read_dir(&cache).unwrap().filter(|e| e.as_ref().unwrap().path().extension() == Some("cwasm".as_ref()));
     assert_eq!(images.count(), 1);

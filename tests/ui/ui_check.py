@@ -15,6 +15,9 @@ import re
 
 from playwright.sync_api import Page, expect, sync_playwright
 
+# How long a page may take to show what the test waits for.
+UI_WAIT_MS = 120_000
+
 base, chromium, shots, key_a, key_b, execution, container, refused = sys.argv[1:9]
 out = Path(shots)
 out.mkdir(parents=True, exist_ok=True)
@@ -33,6 +36,9 @@ def shot(page: Page, name: str) -> None:
 with sync_playwright() as playwright:
     browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
     page = browser.new_page(viewport={"width": 1280, "height": 900})
+    # The whole suite shares two cores: verifying a container replays its executions, which
+    # took longer than Playwright's default 30 s wait once while everything else ran.
+    page.set_default_timeout(UI_WAIT_MS)
     alerts: list[str] = []
     page.on("dialog", lambda dialog: (alerts.append(dialog.message), dialog.dismiss()))
     errors: list[str] = []
