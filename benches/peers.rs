@@ -7,7 +7,9 @@
 //! system sees the same machine state. It prints a table of medians (with min and max) and
 //! ratios to Sluice (medians of the per-round ratios), checks that every system printed the
 //! same output, and writes the table to `docs/benchmarks.md`. `SLUICE_PEERS_ROUNDS` sets the
-//! measured rounds (default 9, after 2 warm-up rounds).
+//! measured rounds (default 9, after 2 warm-up rounds). `SLUICE_PEERS_ONLY=3,5a` runs only those
+//! workloads (by key) and prints their table without writing the document: for comparing two
+//! builds run after one another.
 
 #[path = "../examples/support/mod.rs"]
 mod support;
@@ -262,7 +264,7 @@ async fn run_script(container: &mut Container, code: &str, workload: &Workload) 
     let tools: Vec<GuestTool> = workload
         .tools
         .iter()
-        .map(|(name, _)| GuestTool { name: (*name).into(), params: vec![], description: None })
+        .map(|(name, _)| GuestTool { name: (*name).into(), params: vec![], description: None, answered_in_place: true })
         .collect();
     let limits = Limits { max_tool_calls: MAX_TOOL_CALLS, ..Limits::default() };
     let request = ExecuteRequest { code, tools: &tools, limits, now_ns: None };
@@ -744,6 +746,9 @@ fn locked_version(lockfile: &str, package: &str) -> String {
 fn main() {
     let rounds =
         std::env::var("SLUICE_PEERS_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_ROUNDS).max(1);
+    let only: Option<Vec<String>> =
+        std::env::var("SLUICE_PEERS_ONLY").ok().map(|keys| keys.split(',').map(|k| k.trim().to_owned()).collect());
+    let selected = |key: &str| only.as_ref().is_none_or(|keys| keys.iter().any(|k| k == key));
     let (python, monty_problem) = python_with_monty();
     let mut driver = Driver::start(&python);
     if let Some(problem) = &monty_problem {
@@ -789,7 +794,7 @@ fn main() {
         http.warm = http.execute(None, "pass", &workloads[0]).await.expect("a warm container").0;
 
         let mut table: Vec<(String, BTreeMap<System, Cell>, Option<String>)> = Vec::new();
-        for workload in &workloads {
+        for workload in workloads.iter().filter(|w| selected(w.key)) {
             eprintln!("workload {}: {}", workload.key, workload.title);
             let mut cells: BTreeMap<System, Cell> = SYSTEMS
                 .iter()
@@ -839,7 +844,7 @@ fn main() {
         let config = SandboxConfig { profiler: Some(profiler.clone()), max_containers: 4, ..SandboxConfig::default() };
         let profiled = Sandbox::new(config).await.expect("a profiling sandbox");
         let mut profiles = Vec::new();
-        for workload in workloads.iter().filter(|w| PROFILED.contains(&w.key)) {
+        for workload in workloads.iter().filter(|w| PROFILED.contains(&w.key) && selected(w.key)) {
             eprintln!("profiling workload {}", workload.key);
             profiles.push(profile(workload, &profiled, &profiler).await);
         }
@@ -850,7 +855,7 @@ fn main() {
     let python_version = driver.hello["python"].as_str().unwrap_or("?").to_owned();
     let monty_installed = driver.hello.get("monty").is_some();
     drop(driver);
-    let memory = peak_memory(&python, monty_installed);
+    let memory = if only.is_none() { peak_memory(&python, monty_installed) } else { Vec::new() };
 
     let mut out = String::new();
     out += "# Sluice beside its peers\n\n";
@@ -910,6 +915,9 @@ fn main() {
         out += "\n";
     }
     println!("{out}");
+    if only.is_some() {
+        return;
+    }
     let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/benchmarks.md");
     let _ = std::fs::create_dir_all(docs.parent().expect("docs"));
     let existing = std::fs::read_to_string(&docs).unwrap_or_default();

@@ -152,7 +152,7 @@ async fn repl_session(sandbox: &Sandbox) -> Figure {
 
 /// Time per call of a gather of N calls that the host answers at once, in microseconds.
 async fn gather_per_call(sandbox: &Sandbox, calls: usize) -> Vec<f64> {
-    let tools = [GuestTool { name: "echo".into(), params: vec![], description: None }];
+    let tools = [GuestTool { name: "echo".into(), params: vec![], description: None, answered_in_place: false }];
     let code = format!("import asyncio\nr = await asyncio.gather(*(echo({{'i': i}}) for i in range({calls})))\nlen(r)");
     let mut container = sandbox.create_container().await.expect("container");
     let mut samples = Vec::with_capacity(GATHER_RUNS);

@@ -211,7 +211,7 @@ impl Run {
         code: &str,
         dispatcher: &impl Dispatcher,
     ) -> Result<Progress, EngineError> {
-        let guest_tools = self.toolset.guest_tools();
+        let guest_tools = self.toolset.guest_tools(dispatcher.approvals(), &self.owner);
         let now_ns = now_ns();
         let tools: Vec<_> = self.toolset.tools().map(|t| &t.definition).collect();
         self.events.push(Event::ExecutionStarted {

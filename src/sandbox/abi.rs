@@ -115,6 +115,10 @@ async fn wait_for_answer(caller: &mut Caller<'_, HostState>, ptr: u32, len: u32)
             if sender.send(BlockedCall { frame, answer }).await.is_err() { None } else { receive.await.ok() }
         }
     };
+    // Epoch ticks that passed while the guest waited are not its run time: count the next
+    // tick from now, or the first function it enters would take a profiler sample for the
+    // whole wait and a needless yield to the runtime.
+    caller.as_context_mut().set_epoch_deadline(1);
     let state = caller.data_mut();
     let waited = started.elapsed();
     state.deadline += waited;

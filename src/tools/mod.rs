@@ -15,6 +15,7 @@ pub(crate) mod schema;
 pub(crate) mod search;
 
 use crate::call::{FailureCode, GuestTool, ToolFailure};
+use approval::{ApprovalPolicy, RuleDecision};
 use schema::InputSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -252,9 +253,14 @@ impl ToolDefinition {
             .unwrap_or_default()
     }
 
-    /// How the guest exposes the tool.
-    pub fn guest_tool(&self) -> GuestTool {
-        GuestTool { name: self.name.clone(), params: self.params(), description: self.description.clone() }
+    /// How the guest exposes the tool (see [`GuestTool::answered_in_place`]).
+    pub fn guest_tool(&self, answered_in_place: bool) -> GuestTool {
+        GuestTool {
+            name: self.name.clone(),
+            params: self.params(),
+            description: self.description.clone(),
+            answered_in_place,
+        }
     }
 }
 
@@ -336,8 +342,20 @@ impl Toolset {
 
     /// Every known tool is bound in the guest; the gate refuses those code may not call,
     /// so the refusal is a distinct exception and a ledger entry rather than a NameError.
-    pub fn guest_tools(&self) -> Vec<GuestTool> {
-        self.tools.values().map(|t| t.definition.guest_tool()).collect()
+    ///
+    /// A tool is answered in place when the service carries it out and `approvals` (the
+    /// policy in force for `owner`, if any) can never hold its calls for a person.
+    pub fn guest_tools(&self, approvals: Option<&ApprovalPolicy>, owner: &str) -> Vec<GuestTool> {
+        self.tools
+            .values()
+            .map(|t| {
+                let definition = &t.definition;
+                let never_held = approvals.is_none_or(|policy| {
+                    matches!(policy.preview(definition, owner).decision, Some(RuleDecision::Allow | RuleDecision::Deny))
+                });
+                definition.guest_tool(definition.executor.is_server_side() && never_held)
+            })
+            .collect()
     }
 
     /// The gate: known, callable from code, quota left, arguments valid (after coercion,

@@ -7,7 +7,7 @@ use sluice::{Container, ExecuteRequest, Limits, Outcome, Step};
 use std::time::{Duration, Instant};
 
 fn tool(name: &str) -> GuestTool {
-    GuestTool { name: name.into(), params: vec![], description: None }
+    GuestTool { name: name.into(), params: vec![], description: None, answered_in_place: false }
 }
 
 async fn container() -> Container {
@@ -127,6 +127,59 @@ async fn blocking_path_reports_pending_calls_and_resumes() {
     assert_eq!(outcome.stdout, "blocked-ok\n");
     // The container is usable afterwards and kept the function.
     assert_eq!(run(&mut c, "helper.__name__").await.value_repr.as_deref(), Some("'helper'"));
+}
+
+/// Awaits `code`'s calls one pause at a time, answering each with `answer`; the outcome and
+/// whether each pause waited inside the guest's call (`blocking`).
+async fn answer_each(
+    container: &mut Container,
+    code: &str,
+    tools: &[GuestTool],
+    answer: impl Fn(&sluice::ToolCall) -> CallResult,
+) -> (Outcome, Vec<bool>) {
+    let request = ExecuteRequest { code, tools, limits: Limits::default(), now_ns: None };
+    let mut step = container.execute(request).await.expect("execute");
+    let mut blocking = Vec::new();
+    loop {
+        match step {
+            Step::Finished(outcome) => return (outcome, blocking),
+            Step::Pending(pending) => {
+                blocking.push(pending.blocking);
+                let results: Vec<CallResult> = pending.calls.iter().map(&answer).collect();
+                step = container.resume(&results, None).await.expect("resume");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_lone_awaited_call_to_a_tool_answered_in_place_waits_in_the_host() {
+    let mut c = container().await;
+    let lookup = GuestTool { answered_in_place: true, ..tool("lookup") };
+    let tools = [lookup, tool("fetch")];
+    let by_input = |call: &sluice::ToolCall| match call.input.get("i").and_then(|i| i.as_i64()) {
+        Some(i) => CallResult::ok(call.seq, (i * 10).to_string()),
+        None => CallResult::failed(call.seq, ToolFailure::new(sluice::FailureCode::InvalidInput, "no i")),
+    };
+    let sequential = "total = 0\nfor i in range(3):\n    total += int(await lookup({'i': i}))\nprint(total)";
+    let (outcome, blocking) = answer_each(&mut c, sequential, &tools, by_input).await;
+    assert_eq!((outcome.stdout.as_str(), outcome.tool_calls), ("30\n", 3));
+    assert_eq!(blocking, [true, true, true], "each call is asked for from inside the guest");
+
+    // Failures arrive as the same typed exceptions; a tool the caller answers still pauses
+    // with the guest returned to the host, so the container could be saved meanwhile.
+    let mixed = "import sluice\ntry:\n    await lookup({})\nexcept sluice.ToolInputError as e:\n    print(e.code, e)\nprint(await fetch({'i': 4}))";
+    let (outcome, blocking) = answer_each(&mut c, mixed, &tools, by_input).await;
+    assert_eq!(outcome.stdout, "invalid_input no i\n40\n");
+    assert_eq!(blocking, [true, false]);
+
+    // With another task ready to run, the call waits its turn in the loop: both calls go out
+    // in one pause.
+    let concurrent = "import asyncio\nt = asyncio.create_task(lookup({'i': 1}))\nmine = await lookup({'i': 2})\nprint(mine, await t)";
+    let (outcome, blocking) = answer_each(&mut c, concurrent, &tools, by_input).await;
+    assert_eq!(outcome.stdout, "20 10\n");
+    assert_eq!(blocking, [false]);
+    assert!(c.snapshot(serde_json::Value::Null).await.is_ok(), "nothing is left waiting in the guest");
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 """The tool calls of the current execution: numbered, handed to the host in one frame when
 every task waits, settled from the host's results."""
 
+import _sluice_abi
 import sluice
 
 
@@ -23,6 +24,28 @@ class _Calls:
         self.unsent.append((seq, name, input_json))
         self.waiters[seq] = waiter
         return seq
+
+    def call_now(self, name, input_json):
+        """Makes one call while nothing else could run: the host answers it while the guest
+        waits inside `wait`, with no future, no task step and no trip through the loop.
+
+        Returns `(seq, value, failed)`, or `(seq, None, None)` when the answer lacks the call;
+        the call is then outstanding and the caller waits for it as usual (`register_sent`).
+        """
+        seq = self.next_seq
+        self.next_seq = seq + 1
+        self.sent.add(seq)
+        frame = {"kind": "pending", "calls": [(seq, name, input_json)], "cancelled": [], "wake_after_ns": None}
+        for result in _sluice_abi.wait(frame).get("results") or ():
+            if result[0] == seq:
+                self.sent.discard(seq)
+                return (seq, *_settled_value(result))
+        return seq, None, None
+
+    def register_sent(self, seq, waiter):
+        """Gives a call the host already holds (see `call_now`) a waiter."""
+        if seq in self.sent:
+            self.waiters[seq] = waiter
 
     def waiting(self):
         return bool(self.unsent or self.sent)
@@ -60,12 +83,7 @@ class _Calls:
             if waiter is None:
                 continue
             sent.discard(seq)
-            if len(result) > 2:
-                value, failed = sluice._error_from_host(result[2]), True
-            else:
-                value, failed = result[1], False
-                if type(value) is not str:
-                    value = ""
+            value, failed = _settled_value(result)
             if type(waiter) is tuple:
                 waiter[0]._settle(waiter[1], value, failed)
             elif not waiter.done():
@@ -73,6 +91,14 @@ class _Calls:
                     waiter.set_exception(value)
                 else:
                     waiter.set_result(value)
+
+
+def _settled_value(result):
+    """(value, failed) of a host result: [seq, text] or [seq, null, error]."""
+    if len(result) > 2:
+        return sluice._error_from_host(result[2]), True
+    value = result[1]
+    return (value if type(value) is str else ""), False
 
 
 # The one call table; each execution resets it in place, so importers may hold it.

@@ -7,6 +7,7 @@ import keyword
 
 from _sluice_abi import dumps as _dumps
 from _sluice_calls import calls as _calls
+from _sluice_loop import SluiceLoop
 from asyncio import events, futures, tasks
 from asyncio.events import _get_running_loop
 from asyncio.futures import Future as _Future
@@ -54,13 +55,15 @@ class _ToolCall:
     `collections.abc.Coroutine`, so `create_task`, `wait_for` and `ensure_future` take it.
     """
 
-    __slots__ = ("_name", "_input_json", "_error", "_fut", "__weakref__")
+    __slots__ = ("_name", "_input_json", "_error", "_fut", "_in_place", "__weakref__")
 
-    def __init__(self, name, input_json, error):
+    def __init__(self, name, input_json, error, in_place=False):
         self._name = name
         self._input_json = input_json
         self._error = error
         self._fut = None
+        # The host answers this tool at once (`GuestTool::answered_in_place`).
+        self._in_place = in_place
 
     def __repr__(self):
         return f"<tool call {self._name}>"
@@ -83,8 +86,24 @@ class _ToolCall:
             loop = _get_running_loop()
             if loop is None:
                 raise RuntimeError(f"{self._name}() must be awaited inside a running event loop")
-            fut = self._fut = _Future(loop=loop)
-            _calls.register(self._name, self._input_json, fut)
+            if (
+                self._in_place
+                and type(loop) is SluiceLoop
+                and not (loop._ready or loop._timers or _calls.unsent or _calls.sent)
+            ):
+                # Nothing else could run before this call's answer: the loop would hand the
+                # host this one call and resume here. Ask the host directly instead.
+                seq, value, failed = _calls.call_now(self._name, self._input_json)
+                if failed is not None:
+                    self._fut = _CONSUMED
+                    if failed:
+                        raise value
+                    raise StopIteration(value)
+                fut = self._fut = _Future(loop=loop)
+                _calls.register_sent(seq, fut)
+            else:
+                fut = self._fut = _Future(loop=loop)
+                _calls.register(self._name, self._input_json, fut)
         elif fut is _CONSUMED:
             raise RuntimeError("cannot reuse already awaited coroutine")
         if not fut.done():
@@ -116,17 +135,17 @@ class _ToolCall:
 collections.abc.Coroutine.register(_ToolCall)
 
 
-def _make_tool(name, params, doc):
+def _make_tool(name, params, doc, in_place):
     params = tuple(params)
 
     def tool(*args, **kwargs):
         if not kwargs and len(args) == 1 and type(args[0]) is dict:
             try:
-                return _ToolCall(name, _dumps(args[0]), None)
+                return _ToolCall(name, _dumps(args[0]), None, in_place)
             except ValueError as exc:
                 return _ToolCall(name, None, TypeError(f"{name}() arguments must be JSON data: {exc}"))
         try:
-            return _ToolCall(name, bind_input(name, params, args, kwargs), None)
+            return _ToolCall(name, bind_input(name, params, args, kwargs), None, in_place)
         except TypeError as exc:
             return _ToolCall(name, None, exc)
 
@@ -199,7 +218,7 @@ def bind_tools(namespace, tool_specs):
     wanted = {}
     for spec in tool_specs:
         name = spec["name"]
-        key = (name, tuple(spec.get("params") or ()), spec.get("description"))
+        key = (name, tuple(spec.get("params") or ()), spec.get("description"), bool(spec.get("answered_in_place")))
         wanted[_python_name(name)] = key
     for py_name, (key, fn) in list(_bound_tools.items()):
         if wanted.get(py_name) != key or namespace.get(py_name) is not fn:
@@ -208,6 +227,6 @@ def bind_tools(namespace, tool_specs):
             del _bound_tools[py_name]
     for py_name, key in wanted.items():
         if py_name not in _bound_tools:
-            fn = _make_tool(key[0], key[1], key[2])
+            fn = _make_tool(*key)
             namespace[py_name] = fn
             _bound_tools[py_name] = (key, fn)
