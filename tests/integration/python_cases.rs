@@ -241,7 +241,7 @@ cases! {
         across_executions, api, limit_rolls_back, memory_counts, no_files,
     ],
     stdlib: [
-        data_modules, time_and_numbers, time_zones_and_strptime,
+        data_modules, json_loads, time_and_numbers, time_zones_and_strptime,
     ],
     tools: [
         answers_run_out, counts_and_arguments, error_result_raises, not_callable_from_code,

@@ -15,6 +15,7 @@ import gc
 import os
 import sys
 
+import _sluice_abi
 import _sluice_imports
 import sluice
 from _sluice_calls import calls as _calls
@@ -211,6 +212,25 @@ def _scrub_build_paths():
                 pass
 
 
+def _install_fast_json():
+    """`json.loads` (and so `json.load`) decodes plain calls natively (`_sluice_abi.loads`);
+    with any option, or whenever that declines, the standard decoder answers as before."""
+    import functools
+    import json
+
+    standard = json.loads
+
+    @functools.wraps(standard)  # its signature too, through __wrapped__
+    def loads(s, **options):
+        if not options and type(s) is str:
+            value = _sluice_abi.loads(s)
+            if value is not NotImplemented:
+                return value
+        return standard(s, **options)
+
+    json.loads = loads
+
+
 def preinit(boot):
     """Runs once, before the image is snapshotted: everything here is shared by every container."""
     sys.stdout = sys.__stdout__ = STDOUT
@@ -221,6 +241,7 @@ def preinit(boot):
     events._set_event_loop_policy(Policy())
     asyncio.run = asyncio.runners.run = run
     asyncio.gather = tasks.gather = gather
+    _install_fast_json()
     _warm_up()
     _scrub_build_paths()
     main = type(sys)("__main__")

@@ -8,6 +8,7 @@
 use rustpython_vm::{Interpreter, InterpreterBuilder, PyObjectRef, PyResult, VirtualMachine, compiler::Mode};
 use std::cell::RefCell;
 
+mod fast_json;
 mod sqlite;
 
 /// Loads the runtime modules the host handed in and returns the runtime's `dispatch`.
@@ -157,6 +158,13 @@ mod _sluice_abi {
     #[pyfunction]
     fn tzdata_version() -> &'static str {
         tzdb_data::VERSION
+    }
+
+    /// `json.loads(text)` without options, or `NotImplemented` when the standard decoder
+    /// must answer (see `fast_json`).
+    #[pyfunction]
+    fn loads(text: PyStrRef, vm: &VirtualMachine) -> PyObjectRef {
+        super::fast_json::loads(&text, vm).unwrap_or_else(|| vm.ctx.not_implemented())
     }
 
     /// Fast JSON encoding of plain data (dict, list, str, int, float, bool, None).

@@ -1,0 +1,313 @@
+//! `json.loads` for the common case, straight from the text's bytes to Python objects.
+//!
+//! Scripts spend much of their time decoding tool results. RustPython's decoder is native
+//! too, but it tracks a character index beside the byte index, copies every string twice and
+//! returns a tuple per value. This one parses the UTF-8 bytes once and builds the objects as
+//! it goes. It only ever answers for input CPython's `json.loads` (with no hooks) accepts, and
+//! gives the same objects; for anything else (an error, `NaN`, a lone surrogate, an integer
+//! too long for 64 bits, deep nesting) it declines and the standard decoder runs, so errors
+//! and their messages stay CPython's.
+
+use rustpython_vm::builtins::PyStrRef;
+use rustpython_vm::{PyObjectRef, VirtualMachine};
+use std::collections::HashMap;
+
+/// Deeper nesting is left to the standard decoder, which raises RecursionError as CPython does.
+const MAX_DEPTH: usize = 200;
+/// Digits an integer may have to be parsed here (it then fits an i64); longer ones decline.
+const MAX_INT_DIGITS: usize = 18;
+/// Object keys remembered per call, so repeated keys share one string object (as CPython's).
+const MAX_REMEMBERED_KEYS: usize = 4096;
+
+/// The standard decoder should answer instead.
+struct Decline;
+
+type Parsed<T> = Result<T, Decline>;
+
+/// Decodes `text`, or `None` when the standard decoder must (see the module doc).
+pub(crate) fn loads(text: &PyStrRef, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    let bytes = text.to_str()?.as_bytes();
+    let mut parser = Parser { bytes, at: 0, depth: 0, keys: HashMap::new(), vm };
+    parser.skip_whitespace();
+    let value = parser.value().ok()?;
+    parser.skip_whitespace();
+    (parser.at == bytes.len()).then_some(value)
+}
+
+struct Parser<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    depth: usize,
+    keys: HashMap<&'a [u8], PyObjectRef>,
+    vm: &'a VirtualMachine,
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    fn expect_literal(&mut self, literal: &[u8]) -> Parsed<()> {
+        if self.bytes[self.at..].starts_with(literal) {
+            self.at += literal.len();
+            Ok(())
+        } else {
+            Err(Decline)
+        }
+    }
+
+    fn value(&mut self) -> Parsed<PyObjectRef> {
+        let ctx = &self.vm.ctx;
+        match self.peek().ok_or(Decline)? {
+            b'{' => self.object(),
+            b'[' => self.array(),
+            b'"' => {
+                self.at += 1;
+                self.string()
+            }
+            b't' => self.expect_literal(b"true").map(|()| ctx.new_bool(true).into()),
+            b'f' => self.expect_literal(b"false").map(|()| ctx.new_bool(false).into()),
+            b'n' => self.expect_literal(b"null").map(|()| ctx.none()),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => Err(Decline),
+        }
+    }
+
+    fn nested(&mut self) -> Parsed<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH { Err(Decline) } else { Ok(()) }
+    }
+
+    fn object(&mut self) -> Parsed<PyObjectRef> {
+        self.nested()?;
+        self.at += 1;
+        let dict = self.vm.ctx.new_dict();
+        self.skip_whitespace();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            self.depth -= 1;
+            return Ok(dict.into());
+        }
+        loop {
+            if self.peek() != Some(b'"') {
+                return Err(Decline);
+            }
+            self.at += 1;
+            let key = self.key()?;
+            self.skip_whitespace();
+            if self.peek() != Some(b':') {
+                return Err(Decline);
+            }
+            self.at += 1;
+            self.skip_whitespace();
+            let value = self.value()?;
+            dict.set_item(&*key, value, self.vm).map_err(|_| Decline)?;
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => {
+                    self.at += 1;
+                    self.skip_whitespace();
+                }
+                Some(b'}') => {
+                    self.at += 1;
+                    self.depth -= 1;
+                    return Ok(dict.into());
+                }
+                _ => return Err(Decline),
+            }
+        }
+    }
+
+    fn array(&mut self) -> Parsed<PyObjectRef> {
+        self.nested()?;
+        self.at += 1;
+        let mut items = Vec::new();
+        self.skip_whitespace();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            self.depth -= 1;
+            return Ok(self.vm.ctx.new_list(items).into());
+        }
+        loop {
+            items.push(self.value()?);
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => {
+                    self.at += 1;
+                    self.skip_whitespace();
+                }
+                Some(b']') => {
+                    self.at += 1;
+                    self.depth -= 1;
+                    return Ok(self.vm.ctx.new_list(items).into());
+                }
+                _ => return Err(Decline),
+            }
+        }
+    }
+
+    /// An object key (after its opening quote): one string object per distinct key.
+    fn key(&mut self) -> Parsed<PyObjectRef> {
+        let start = self.at;
+        let plain_end = self.plain_run();
+        if self.peek() == Some(b'"') {
+            let raw = &self.bytes[start..plain_end];
+            self.at += 1;
+            if let Some(known) = self.keys.get(raw) {
+                return Ok(known.clone());
+            }
+            let key: PyObjectRef = self.vm.ctx.new_str(str_of(raw)).into();
+            if self.keys.len() < MAX_REMEMBERED_KEYS {
+                self.keys.insert(raw, key.clone());
+            }
+            return Ok(key);
+        }
+        self.at = start;
+        self.string()
+    }
+
+    /// Advances over characters that need no unescaping; returns where they end.
+    fn plain_run(&mut self) -> usize {
+        let rest = &self.bytes[self.at..];
+        let run = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len());
+        self.at += run;
+        self.at
+    }
+
+    /// A string (after its opening quote).
+    fn string(&mut self) -> Parsed<PyObjectRef> {
+        let start = self.at;
+        let end = self.plain_run();
+        if self.peek() == Some(b'"') {
+            self.at += 1;
+            return Ok(self.vm.ctx.new_str(str_of(&self.bytes[start..end])).into());
+        }
+        let mut text = String::from(str_of(&self.bytes[start..end]));
+        loop {
+            match self.peek().ok_or(Decline)? {
+                b'"' => {
+                    self.at += 1;
+                    return Ok(self.vm.ctx.new_str(text).into());
+                }
+                b'\\' => {
+                    self.at += 1;
+                    self.escape(&mut text)?;
+                }
+                // A raw control character: CPython's strict decoder refuses it.
+                _ => return Err(Decline),
+            }
+            let from = self.at;
+            let to = self.plain_run();
+            text.push_str(str_of(&self.bytes[from..to]));
+        }
+    }
+
+    fn escape(&mut self, text: &mut String) -> Parsed<()> {
+        let escaped = self.peek().ok_or(Decline)?;
+        self.at += 1;
+        let plain = match escaped {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let first = self.hex4()?;
+                let code = match first {
+                    0xD800..=0xDBFF if self.bytes[self.at..].starts_with(b"\\u") => {
+                        self.at += 2;
+                        let second = self.hex4()?;
+                        if !(0xDC00..=0xDFFF).contains(&second) {
+                            return Err(Decline);
+                        }
+                        0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                    }
+                    // A lone surrogate: a Python str may hold it, a Rust one may not.
+                    0xD800..=0xDFFF => return Err(Decline),
+                    _ => first,
+                };
+                char::from_u32(code).ok_or(Decline)?
+            }
+            _ => return Err(Decline),
+        };
+        text.push(plain);
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> Parsed<u32> {
+        let digits = self.bytes.get(self.at..self.at + 4).ok_or(Decline)?;
+        let mut value = 0;
+        for &digit in digits {
+            value = value * 16 + (digit as char).to_digit(16).ok_or(Decline)?;
+        }
+        self.at += 4;
+        Ok(value)
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, as CPython's scanner reads numbers.
+    fn number(&mut self) -> Parsed<PyObjectRef> {
+        let start = self.at;
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.at += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(Decline),
+        }
+        let integer_end = self.at;
+        let mut is_float = false;
+        if self.peek() == Some(b'.') && self.bytes.get(self.at + 1).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+            self.digits();
+            is_float = true;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            let mark = self.at;
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.at += 1;
+            }
+            if self.peek().is_some_and(|b| b.is_ascii_digit()) {
+                self.digits();
+                is_float = true;
+            } else {
+                // Not an exponent: the number ended before the `e` (and what follows fails).
+                self.at = mark;
+            }
+        }
+        let text = str_of(&self.bytes[start..self.at]);
+        if is_float {
+            let value: f64 = text.parse().map_err(|_| Decline)?;
+            return Ok(self.vm.ctx.new_float(value).into());
+        }
+        let digits = integer_end - start - usize::from(text.starts_with('-'));
+        if digits > MAX_INT_DIGITS {
+            return Err(Decline);
+        }
+        let value: i64 = text.parse().map_err(|_| Decline)?;
+        Ok(self.vm.ctx.new_int(value).into())
+    }
+
+    fn digits(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            self.at += 1;
+        }
+    }
+}
+
+/// A piece of the input, which came from a `&str` and is only ever cut next to ASCII bytes.
+fn str_of(bytes: &[u8]) -> &str {
+    // SAFETY: cutting valid UTF-8 before or after an ASCII byte leaves valid UTF-8 (ASCII
+    // bytes never occur inside a multi-byte sequence); checking again would cost a pass.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}

@@ -1,0 +1,87 @@
+# sluice: cpython = true
+# json.loads as CPython gives it: the native fast path for plain calls and the standard
+# decoder for everything it declines must agree with CPython, value for value and error for
+# error.
+import json
+import random
+from json.decoder import JSONDecoder
+
+standard = JSONDecoder()
+
+cases = [
+    '{"a": 1, "b": [true, false, null], "c": {"d": "e"}}',
+    '  [1, -0, -0.0, 0.5, 1e3, 1E-3, 2.5e+2, 123456789012345678, -123456789012345678]  ',
+    '[12345678901234567890123, -98765432109876543210, 1e400, -1e400, 5e-324, 0.1]',
+    '"plain"', '""', '[]', '{}', '[[]]', '{"": ""}',
+    r'"esc \" \\ \/ \b \f \n \r \t \u00e9 \u20ac \ud83d\ude00 end"',
+    '"caf\u00e9 \u2603 \U0001f600"',
+    '{"dup": 1, "x": 0, "dup": 2}',
+    ' \t\n\r{ "spaced" :\n[ 1 ,\t2 ] }\r\n',
+    '[1.0, 10.5e-1, 3.14159265358979323846, 1.7976931348623157e308, 2.2250738585072014e-308]',
+    '[0, 1, -1, 256, 257, -5, -6, 9007199254740993]',
+    '{"k\\u0041y": "v", "kAy": "w"}',
+]
+for text in cases:
+    value = json.loads(text)
+    assert repr(value) == repr(standard.decode(text)), text
+    print(repr(value))
+
+# Declined by the fast path: the standard decoder answers, with CPython's values.
+for text in ['NaN', '[Infinity, -Infinity]', '"\\ud800 lone"', '{"big": ' + '9' * 40 + '}']:
+    print(repr(json.loads(text)))
+
+# Errors keep the standard decoder's messages and positions (those whose wording Python 3.13
+# changed, such as trailing commas, are left out: this file also runs under the machine's
+# python3).
+for text in ['', ' ', '{"a" 1}', '[1 2]', '"unterminated', '01', '[1.]', '1e', '-', '{1: 2}', 'tru',
+             '[1] x', '\ufeff[1]', "{'a': 1}"]:
+    try:
+        json.loads(text)
+        print("accepted", repr(text))
+    except json.JSONDecodeError as e:
+        print(repr(text), "->", e.msg, e.pos)
+
+# The same signature and the same complaint about extra arguments.
+import inspect
+
+print(inspect.signature(json.loads))
+try:
+    json.loads("[]", None)
+except TypeError as e:
+    print(e)
+
+# Options go to the standard decoder.
+print(json.loads('{"a": 1.5, "b": 2}', parse_float=str, object_pairs_hook=list))
+print(json.loads(b'{"bytes": true}'))
+
+# Random documents, written every way json.dumps can, read back the same by both decoders.
+rng = random.Random(7)
+
+
+def document(depth):
+    kind = rng.randrange(9 if depth < 4 else 6)
+    if kind == 0:
+        return rng.randrange(-10**6, 10**6)
+    if kind == 1:
+        return rng.choice([0.0, -0.0, 0.1, 1e-9, 123.456, -2.5e300, rng.random()])
+    if kind == 2:
+        return "".join(rng.choice('ab"\\/\n\t\u00e9\u2603\U0001f600\x7f ') for _ in range(rng.randrange(8)))
+    if kind == 3:
+        return rng.choice([True, False, None])
+    if kind == 4:
+        return rng.randrange(-10**30, 10**30)
+    if kind == 5:
+        return ""
+    if kind in (6, 7):
+        return [document(depth + 1) for _ in range(rng.randrange(5))]
+    return {f"k{rng.randrange(20)}": document(depth + 1) for _ in range(rng.randrange(5))}
+
+
+agreed = 0
+for i in range(300):
+    doc = document(0)
+    text = json.dumps(doc, ensure_ascii=i % 2 == 0, indent=(None, 2, "\t")[i % 3], sort_keys=i % 5 == 0)
+    value = json.loads(text)
+    assert repr(value) == repr(standard.decode(text)) and value == doc, text
+    agreed += 1
+print("random documents agreed:", agreed)
