@@ -91,7 +91,7 @@ pub struct GuestTool {
     pub description: Option<String>,
     /// The host answers this tool's calls at once, never pausing the execution for someone
     /// else's answer (a client's result or a person's approval). The guest may then make a
-    /// lone awaited call without returning to its event loop (about 4x cheaper); a pause
+    /// lone awaited call without returning to its event loop (2.4x cheaper, peers bench 5a); a pause
     /// that may outlive the process must not be waited for that way, as a container waiting
     /// inside a call cannot be saved.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -350,10 +350,15 @@ impl Toolset {
             .values()
             .map(|t| {
                 let definition = &t.definition;
-                let never_held = approvals.is_none_or(|policy| {
-                    matches!(policy.preview(definition, owner).decision, Some(RuleDecision::Allow | RuleDecision::Deny))
-                });
-                definition.guest_tool(definition.executor.is_server_side() && never_held)
+                // Client tools first: they never qualify, and need no walk through the rules.
+                let in_place = definition.executor.is_server_side()
+                    && approvals.is_none_or(|policy| {
+                        matches!(
+                            policy.preview(definition, owner).decision,
+                            Some(RuleDecision::Allow | RuleDecision::Deny)
+                        )
+                    });
+                definition.guest_tool(in_place)
             })
             .collect()
     }

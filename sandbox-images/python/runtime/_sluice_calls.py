@@ -35,7 +35,7 @@ class _Calls:
         seq = self.next_seq
         self.next_seq = seq + 1
         self.sent.add(seq)
-        frame = {"kind": "pending", "calls": [(seq, name, input_json)], "cancelled": [], "wake_after_ns": None}
+        frame = _pending_frame([(seq, name, input_json)], [], None)
         for result in _sluice_abi.wait(frame).get("results") or ():
             if result[0] == seq:
                 self.sent.discard(seq)
@@ -44,8 +44,7 @@ class _Calls:
 
     def register_sent(self, seq, waiter):
         """Gives a call the host already holds (see `call_now`) a waiter."""
-        if seq in self.sent:
-            self.waiters[seq] = waiter
+        self.waiters[seq] = waiter
 
     def waiting(self):
         return bool(self.unsent or self.sent)
@@ -71,7 +70,7 @@ class _Calls:
                 calls.append(call)
                 self.sent.add(seq)
         self.unsent = []
-        return {"kind": "pending", "calls": calls, "cancelled": cancelled, "wake_after_ns": wake_after_ns}
+        return _pending_frame(calls, cancelled, wake_after_ns)
 
     def apply(self, results):
         """Settles waiters from the host's results ([seq, text] or [seq, null, error]);
@@ -91,6 +90,11 @@ class _Calls:
                     waiter.set_exception(value)
                 else:
                     waiter.set_result(value)
+
+
+def _pending_frame(calls, cancelled, wake_after_ns):
+    """What the guest hands the host when it waits: calls as (seq, name, input_json)."""
+    return {"kind": "pending", "calls": calls, "cancelled": cancelled, "wake_after_ns": wake_after_ns}
 
 
 def _settled_value(result):

@@ -86,11 +86,7 @@ class _ToolCall:
             loop = _get_running_loop()
             if loop is None:
                 raise RuntimeError(f"{self._name}() must be awaited inside a running event loop")
-            if (
-                self._in_place
-                and type(loop) is SluiceLoop
-                and not (loop._ready or loop._timers or _calls.unsent or _calls.sent)
-            ):
+            if self._in_place and type(loop) is SluiceLoop and loop.only_the_running_callback():
                 # Nothing else could run before this call's answer: the loop would hand the
                 # host this one call and resume here. Ask the host directly instead.
                 seq, value, failed = _calls.call_now(self._name, self._input_json)
