@@ -85,7 +85,7 @@ fn main() {
         let mut replays = Vec::with_capacity(REPLAY_RUNS);
         for _ in 0..REPLAY_RUNS {
             let started = Instant::now();
-            let report = replay(&sandbox, &history, &target).await.expect("replay");
+            let report = replay(&sandbox, &history, &target, &Default::default()).await.expect("replay");
             replays.push(started.elapsed().as_secs_f64() * 1e3);
             assert_eq!(report.divergence, None);
             assert_eq!(report.executions_replayed, HISTORY_LENGTH);

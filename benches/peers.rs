@@ -267,7 +267,7 @@ async fn run_script(container: &mut Container, code: &str, workload: &Workload) 
         .map(|(name, _)| GuestTool { name: (*name).into(), params: vec![], description: None, answered_in_place: true })
         .collect();
     let limits = Limits { max_tool_calls: MAX_TOOL_CALLS, ..Limits::default() };
-    let request = ExecuteRequest { code, tools: &tools, limits, now_ns: None };
+    let request = ExecuteRequest { code, tools: &tools, files: &[], limits, now_ns: None };
     let mut step = container.execute(request).await.map_err(|e| e.to_string())?;
     while let Step::Pending(pending) = step {
         let results: Vec<CallResult> = pending
@@ -278,7 +278,7 @@ async fn run_script(container: &mut Container, code: &str, workload: &Workload) 
                 CallResult::ok(call.seq, answer.map(|a| a.answer(&call.input)).unwrap_or_default())
             })
             .collect();
-        step = container.resume(&results, None).await.map_err(|e| e.to_string())?;
+        step = container.resume(&results, &[], None).await.map_err(|e| e.to_string())?;
     }
     match step {
         Step::Finished(outcome) if outcome.return_code == 0 => Ok(outcome.stdout),
@@ -765,6 +765,7 @@ fn main() {
             let request = ExecuteRequest {
                 code: "x = [i * i for i in range(100)]",
                 tools: &[],
+                files: &[],
                 limits: Limits::default(),
                 now_ns: None,
             };

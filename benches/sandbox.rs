@@ -57,7 +57,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 async fn exec(container: &mut Container, code: &str, tools: &[GuestTool]) -> Step {
-    let request = ExecuteRequest { code, tools, limits: Limits::default(), now_ns: None };
+    let request = ExecuteRequest { code, tools, files: &[], limits: Limits::default(), now_ns: None };
     container.execute(request).await.expect("execute")
 }
 
@@ -161,7 +161,7 @@ async fn gather_per_call(sandbox: &Sandbox, calls: usize) -> Vec<f64> {
         let mut step = exec(&mut container, &code, &tools).await;
         while let Step::Pending(pending) = step {
             let results: Vec<CallResult> = pending.calls.iter().map(|c| CallResult::ok(c.seq, "ok")).collect();
-            step = container.resume(&results, None).await.expect("resume");
+            step = container.resume(&results, &[], None).await.expect("resume");
         }
         finished(step);
         samples.push(ms(started.elapsed()) * 1e3 / calls.max(1) as f64);

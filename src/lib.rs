@@ -22,8 +22,8 @@ mod tools;
 
 // The sandbox: one RustPython interpreter per container, suspended between tool calls.
 pub use sandbox::{
-    Container, ExecuteRequest, GuestProfiler, LimitError, LimitOverrides, Limits, Outcome, Pending, PythonError,
-    Sandbox, SandboxConfig, SandboxError, Step, StopReason,
+    Container, ExecuteRequest, GuestProfiler, LimitError, LimitOverrides, Limits, Outcome, OutputFile, Pending,
+    PlacedFile, PythonError, Sandbox, SandboxConfig, SandboxError, Step, StopReason,
 };
 
 // What crosses between a script and its tools.
@@ -44,8 +44,8 @@ pub use engine::replay::{ReplayError, ReplayReport, replay};
 pub use engine::tokens::{Counter as TokenCounter, TOKENIZER};
 pub use engine::trace::{OtlpExporter, Pause, TraceParent};
 pub use engine::{
-    Answers, ApprovalAnswer, ApprovalCall, Dispatch, Dispatcher, Moved, Run, RunContext, ScriptRun, WaitingRun,
-    run_script,
+    Answers, ApprovalAnswer, ApprovalCall, Dispatch, Dispatcher, Moved, Run, RunContext, ScriptRun, Upload,
+    UploadBytes, WaitingRun, run_script, run_script_with_files,
 };
 
 // The service: containers, executions and quotas per API key.
@@ -56,8 +56,8 @@ pub use engine::service::{
 
 // The audit trail: events, the sealed chain, the store, bundles.
 pub use audit::{
-    ChainBreak, ContainerHistory, Event, ExecutionFilter, MemoryRecorder, Record, Recorder, Store, StoreError,
-    read_bundle, verify_chain, write_bundle,
+    ChainBreak, ContainerHistory, Event, ExecutionFilter, FileRecord, FileRow, MemoryRecorder, NewFile, Record,
+    Recorder, Store, StoreError, read_bundle, verify_chain, write_bundle,
 };
 pub use keys::ServerKey;
 

@@ -4,7 +4,7 @@
 //! until the shutdown future resolves, then shuts down within a bounded time (see [`server`]).
 //!
 //! Handlers live by resource, named after the route: `/v1/executions` in `executions`,
-//! `/v1/containers` in `containers`, `/v1/tools` in `tools`; `/healthz`, `/metrics` and
+//! `/v1/containers` in `containers`, `/v1/files` in `files`, `/v1/tools` in `tools`; `/healthz`, `/metrics` and
 //! `/openapi.json` (with the [`ApiDoc`]) in `ops`; the audit viewer at `/ui` in `ui`. Body limits and the per-key cap on
 //! requests in flight are in `limits`. `/mcp` (Sluice as an MCP server) is in `mcp`.
 
@@ -12,6 +12,7 @@ pub(crate) mod auth;
 mod containers;
 pub(crate) mod error;
 mod executions;
+mod files;
 mod limits;
 pub(crate) mod mcp;
 mod ops;
@@ -77,6 +78,12 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/containers/{id}/export", get(export_container))
         .route("/v1/containers/{id}/fork", post(fork_container))
         .route("/v1/containers/{id}/verify", get(verify_container))
+        .route(
+            "/v1/files",
+            post(files::upload_file).layer(DefaultBodyLimit::max(files::MAX_UPLOAD_BODY_BYTES)).get(files::list_files),
+        )
+        .route("/v1/files/{id}", get(files::get_file).delete(files::delete_file))
+        .route("/v1/files/{id}/content", get(files::file_content))
         .route("/v1/tools", post(create_tool).get(list_tools))
         .route("/v1/tools/search", post(search_tools))
         .route("/v1/tools/{name}", get(get_tool).delete(delete_tool))

@@ -16,6 +16,7 @@ use utoipa::OpenApi;
 // (`executions::create_execution`) would tag each operation with the module's name.
 use super::containers::*;
 use super::executions::*;
+use super::files::*;
 use super::tools::*;
 
 #[derive(OpenApi)]
@@ -35,6 +36,11 @@ use super::tools::*;
         fork_container,
         export_container,
         verify_container,
+        upload_file,
+        list_files,
+        get_file,
+        file_content,
+        delete_file,
         create_tool,
         list_tools,
         get_tool,

@@ -35,6 +35,30 @@ pub(crate) struct CreateExecution {
     #[serde(default)]
     #[schema(value_type = Object)]
     pub limits: LimitOverrides,
+    /// Files to put into the container's working directory (`/workspace`) before the code
+    /// runs: Anthropic's `container_upload` blocks, naming files of `POST /v1/files`.
+    #[serde(default)]
+    pub files: Vec<ContainerUpload>,
+}
+
+/// Anthropic's `container_upload` block.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ContainerUpload {
+    #[serde(rename = "type")]
+    #[expect(dead_code, reason = "read only by serde, which refuses any other type")]
+    pub kind: ContainerUploadType,
+    pub file_id: String,
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    #[expect(dead_code, reason = "accepted for Anthropic's shape, and ignored")]
+    pub cache_control: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ContainerUploadType {
+    ContainerUpload,
 }
 
 impl CreateExecution {
@@ -49,6 +73,7 @@ impl CreateExecution {
             tool_names: self.tool_names,
             server_side_tools: false,
             limits: self.limits,
+            files: self.files.into_iter().map(|f| f.file_id).collect(),
             trace_parent: None,
         })
     }
@@ -152,6 +177,10 @@ pub(crate) struct PreviewBody {
 #[serde(deny_unknown_fields)]
 pub(crate) struct ToolResults {
     pub tool_results: Vec<ToolResultBlock>,
+    /// Files to put into `/workspace` before the script resumes: `container_upload` blocks,
+    /// as a user turn with tool results may carry them.
+    #[serde(default)]
+    pub files: Vec<ContainerUpload>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -289,12 +318,20 @@ pub(crate) struct CodeExecutionResult {
     pub stdout: String,
     pub stderr: String,
     pub return_code: i32,
-    /// Output files; none yet.
-    #[schema(value_type = Vec<Object>)]
-    pub content: Vec<serde_json::Value>,
+    /// Files the execution created or changed in `/workspace`: `code_execution_output` blocks
+    /// naming files to download from `GET /v1/files/{id}/content`.
+    pub content: Vec<OutputBlock>,
     /// `repr` of a trailing expression, REPL style.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value_repr: Option<String>,
+}
+
+/// Anthropic's `code_execution_output` block.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct OutputBlock {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub file_id: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -430,7 +467,11 @@ impl Execution {
             stdout: o.stdout,
             stderr: o.stderr,
             return_code: o.return_code,
-            content: Vec::new(),
+            content: view
+                .output_files
+                .iter()
+                .map(|f| OutputBlock { kind: "code_execution_output", file_id: f.file_id.clone() })
+                .collect(),
             value_repr: o.value_repr,
         });
         let block_content = match (&view.error, &result) {

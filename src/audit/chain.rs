@@ -153,8 +153,9 @@ pub(super) mod tests {
                 limits: serde_json::json!({}),
                 now_ns: 5,
                 started_at: 6,
+                files: Vec::new(),
             },
-            Event::Step { execution_id: "e".into(), now_ns: 9, answered: vec![0] },
+            Event::Step { execution_id: "e".into(), now_ns: 9, answered: vec![0], files: Vec::new() },
         ]
     }
 

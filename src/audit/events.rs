@@ -237,6 +237,19 @@ pub struct Finished {
     pub usage: Usage,
     /// Unix milliseconds.
     pub finished_at: u64,
+    /// Files under the working directory the execution created or changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileRecord>,
+}
+
+/// A file that went into or came out of a container, as the audit keeps it: not its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    pub file_id: String,
+    /// Under the working directory (an upload's name, or an output's relative path).
+    pub path: String,
+    pub size_bytes: u64,
+    pub sha256: String,
 }
 
 /// What happened, in the order it happened.
@@ -265,12 +278,19 @@ pub enum Event {
         /// The clock the guest saw at the start, ns since the Unix epoch.
         now_ns: u64,
         started_at: u64,
+        /// Files put into the working directory before the code ran (their bytes are in the
+        /// Files store; replay takes them from there and checks each hash).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        files: Vec<FileRecord>,
     },
-    /// Results went into the guest (in this order) with this clock.
+    /// Results went into the guest (in this order) with this clock, and files into its
+    /// working directory.
     Step {
         execution_id: String,
         now_ns: u64,
         answered: Vec<u64>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        files: Vec<FileRecord>,
     },
     ToolCall {
         execution_id: String,

@@ -14,11 +14,13 @@ pub struct ExecutionHistory {
     pub limits: serde_json::Value,
     pub now_ns: u64,
     pub started_at: u64,
-    /// (clock, seqs answered) of each resume, in order.
-    pub steps: Vec<(u64, Vec<u64>)>,
+    /// (clock, seqs answered, files placed) of each resume, in order.
+    pub steps: Vec<(u64, Vec<u64>, Vec<super::events::FileRecord>)>,
     /// The last state of each call, by seq.
     pub ledger: Vec<LedgerEntry>,
     pub finished: Option<Finished>,
+    /// Files placed before the code ran.
+    pub files: Vec<super::events::FileRecord>,
 }
 
 impl ExecutionHistory {
@@ -93,6 +95,7 @@ impl ContainerHistory {
                 limits,
                 now_ns,
                 started_at,
+                files,
             } => {
                 self.executions.push(ExecutionHistory {
                     execution_id,
@@ -107,11 +110,12 @@ impl ContainerHistory {
                     steps: Vec::new(),
                     ledger: Vec::new(),
                     finished: None,
+                    files,
                 });
             }
-            Event::Step { execution_id, now_ns, answered } => {
+            Event::Step { execution_id, now_ns, answered, files } => {
                 let execution = self.execution_mut(&execution_id).ok_or_else(|| missing(&execution_id))?;
-                execution.steps.push((now_ns, answered));
+                execution.steps.push((now_ns, answered, files));
             }
             Event::ToolCall { execution_id, call } => {
                 let execution = self.execution_mut(&execution_id).ok_or_else(|| missing(&execution_id))?;
@@ -152,6 +156,6 @@ mod tests {
         let records = chain(&events());
         let history = ContainerHistory::from_records("c", &records).unwrap();
         assert_eq!(history.seed, 42);
-        assert_eq!(history.executions[0].steps, vec![(9, vec![0])]);
+        assert_eq!(history.executions[0].steps, vec![(9, vec![0], vec![])]);
     }
 }

@@ -19,9 +19,10 @@ pub use chain::{ChainBreak, Record, verify_chain};
 pub use events::Event;
 pub use history::ContainerHistory;
 pub use recorder::{MemoryRecorder, Recorder};
-pub use store::{ExecutionFilter, Store, StoreError};
+pub use store::{ExecutionFilter, FileRow, NewFile, Store, StoreError};
 
 pub(crate) use chain::{GENESIS_HASH, record_hash, record_seal_holds, verify_chain_from};
+pub use events::FileRecord;
 pub(crate) use events::{
     ApprovalDecision, ApprovalRecord, AutoCounts, CallStatus, Ending, ExceptionInfo, FinishStatus, Finished, ForkPoint,
     LedgerEntry, Usage,

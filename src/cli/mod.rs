@@ -81,6 +81,13 @@ pub(crate) enum Command {
         /// MCP servers whose tools the script may call (see `serve --mcp-config`).
         #[arg(long, env = "SLUICE_MCP_CONFIG", value_name = "FILE")]
         mcp_config: Option<PathBuf>,
+        /// A file to put into the container's working directory (`/workspace`) under its own
+        /// name before the script runs (repeatable).
+        #[arg(long = "file", value_name = "PATH")]
+        inputs: Vec<PathBuf>,
+        /// Where to write the files the script created or changed in `/workspace`.
+        #[arg(long = "out", value_name = "DIR")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -101,8 +108,8 @@ pub fn main() -> ExitCode {
         }
         Command::Audit { command } => runtime.block_on(audit::audit_command(command)),
         Command::Image { command } => runtime.block_on(image::image_command(command)),
-        Command::Run { file, tools, answers, limits, cache_dir, mcp_config } => {
-            let files = run::RunFiles { tools, answers, mcp_config, cache_dir };
+        Command::Run { file, tools, answers, limits, cache_dir, mcp_config, inputs, out } => {
+            let files = run::RunFiles { tools, answers, mcp_config, cache_dir, inputs, out };
             runtime.block_on(run::run(&file, files, &limits))
         }
     };

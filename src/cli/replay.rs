@@ -13,13 +13,13 @@ pub(super) async fn replay_command(
     cache_dir: Option<PathBuf>,
 ) -> ExitCode {
     let loaded = async {
-        let (container_id, records, key) = match &bundle {
+        let (container_id, records, key, opened) = match &bundle {
             Some(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
                 let (container_id, records) = read_bundle(&text)?;
                 // A bundle read away from its server can be replayed; its seals only checked
                 // with the key that made them.
-                (container_id, records, store.key(false).ok())
+                (container_id, records, store.key(false).ok(), None)
             }
             None => {
                 let id = execution_id.as_deref().ok_or("give an execution id, or --bundle FILE")?;
@@ -30,7 +30,7 @@ pub(super) async fn replay_command(
                     .map_err(|e| e.to_string())?
                     .ok_or(format!("no execution {id} on record"))?;
                 let records = store.records(&container_id).await.map_err(|e| e.to_string())?;
-                (container_id, records, Some(key))
+                (container_id, records, Some(key), Some(store))
             }
         };
         let chain = key.as_ref().map(|key| verify_chain(&key.chain_key(), &container_id, &records));
@@ -39,10 +39,20 @@ pub(super) async fn replay_command(
             Some(id) => id,
             None => history.executions.last().map(|e| e.execution_id.clone()).ok_or("the bundle has no executions")?,
         };
-        Ok::<_, String>((chain, history, target))
+        // Files the executions were given: from the store when replaying from it (a bundle
+        // carries no file bytes, so executions given files cannot be replayed from one).
+        let mut uploads = crate::engine::UploadBytes::new();
+        if let Some(store) = &opened {
+            for id in crate::engine::replay::uploads_named(&history) {
+                if let Some((_, bytes)) = store.file_content(&history.owner, &id).await.map_err(|e| e.to_string())? {
+                    uploads.insert(id, bytes.into());
+                }
+            }
+        }
+        Ok::<_, String>((chain, history, target, uploads))
     }
     .await;
-    let (chain, history, target) = match loaded {
+    let (chain, history, target, uploads) = match loaded {
         Ok(loaded) => loaded,
         Err(e) => return usage_error(&e),
     };
@@ -57,7 +67,7 @@ pub(super) async fn replay_command(
         Ok(sandbox) => sandbox,
         Err(e) => return usage_error(&e.to_string()),
     };
-    let report = match crate::engine::replay::replay(&sandbox, &history, &target).await {
+    let report = match crate::engine::replay::replay(&sandbox, &history, &target, &uploads).await {
         Ok(report) => report,
         Err(e) => return usage_error(&e.to_string()),
     };

@@ -19,6 +19,47 @@ pub(super) struct RunFiles {
     pub answers: Option<PathBuf>,
     pub mcp_config: Option<PathBuf>,
     pub cache_dir: Option<PathBuf>,
+    /// Files to place in `/workspace` (`--file`).
+    pub inputs: Vec<PathBuf>,
+    /// Where the files the script wrote go (`--out`).
+    pub out: Option<PathBuf>,
+}
+
+/// `--file` paths read as uploads named after each file, within the storage limit.
+fn read_inputs(paths: &[PathBuf], storage_bytes: u64) -> Result<Vec<engine::Upload>, String> {
+    let mut uploads: Vec<engine::Upload> = Vec::new();
+    let mut total = 0u64;
+    for path in paths {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| format!("--file {}: the file needs a UTF-8 name", path.display()))?;
+        crate::sandbox::check_file_name(name).map_err(|e| format!("--file {}: {e}", path.display()))?;
+        if uploads.iter().any(|u| u.record.path == name) {
+            return Err(format!("--file {}: two files are named {name:?}", path.display()));
+        }
+        let size = std::fs::metadata(path).map_err(|e| format!("--file {}: {e}", path.display()))?.len();
+        total += size;
+        if total > storage_bytes {
+            return Err(format!("--file: the files are more than the storage limit of {storage_bytes} bytes"));
+        }
+        let bytes = std::fs::read(path).map_err(|e| format!("--file {}: {e}", path.display()))?;
+        uploads.push(engine::Upload::new(format!("local:{name}"), name.to_owned(), bytes.into()));
+    }
+    Ok(uploads)
+}
+
+/// Writes the script's output files under `dir`; each path was checked to stay inside it.
+fn write_outputs(dir: &Path, files: &[crate::sandbox::OutputFile]) -> Result<(), String> {
+    for file in files {
+        crate::sandbox::check_relative_path(&file.path).map_err(|e| format!("output file: {e}"))?;
+        let target = dir.join(&file.path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("--out {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&target, &file.bytes).map_err(|e| format!("--out {}: {e}", target.display()))?;
+    }
+    Ok(())
 }
 
 /// Tools from `--tools`, then the MCP servers' tools (compiled already), then every tool
@@ -77,9 +118,10 @@ pub(super) async fn run(file: &Path, files: RunFiles, limits: &[Assignment]) -> 
         let mcp = super::service_args::start_mcp(files.mcp_config.as_deref()).await?;
         let toolset = load_tools(files.tools.as_deref(), &mcp, &answers)?;
         let limits = limits_from(Limits::default(), limits, &Limits::server_maxima())?;
-        Ok::<_, String>((code, LocalTools { answers, mcp }, toolset, limits))
+        let uploads = read_inputs(&files.inputs, limits.storage_bytes)?;
+        Ok::<_, String>((code, LocalTools { answers, mcp }, toolset, limits, uploads))
     };
-    let (code, tools, toolset, limits) = match prepared.await {
+    let (code, tools, toolset, limits, uploads) = match prepared.await {
         Ok(prepared) => prepared,
         Err(message) => return usage_error(&message),
     };
@@ -92,7 +134,7 @@ pub(super) async fn run(file: &Path, files: RunFiles, limits: &[Assignment]) -> 
     let result = async {
         let sandbox = Sandbox::new(config).await.map_err(engine::EngineError::from)?;
         let mut container = sandbox.create_container().await.map_err(engine::EngineError::from)?;
-        engine::run_script(&mut container, &code, toolset, limits, &tools).await
+        engine::run_script_with_files(&mut container, &code, toolset, limits, &tools, uploads).await
     }
     .await;
     tools.mcp.shutdown().await;
@@ -102,6 +144,11 @@ pub(super) async fn run(file: &Path, files: RunFiles, limits: &[Assignment]) -> 
     };
     print!("{}", run.outcome.stdout);
     eprint!("{}", run.outcome.stderr);
+    if let Some(dir) = &files.out
+        && let Err(message) = write_outputs(dir, &run.outcome.files)
+    {
+        return usage_error(&message);
+    }
     if run.outcome.stop.is_some() {
         return ExitCode::from(EXIT_LIMIT);
     }

@@ -6,6 +6,7 @@
 //! [`WaitingRun`]: the only thing that can be answered.
 
 mod dispatch;
+pub(crate) mod files;
 pub(crate) mod metrics;
 mod offline;
 pub(crate) mod replay;
@@ -17,8 +18,9 @@ pub(crate) mod trace;
 mod waiting;
 
 pub use dispatch::{Dispatch, Dispatcher};
+pub use files::{Upload, UploadBytes};
 pub(crate) use offline::OFFLINE_OWNER;
-pub use offline::{Answers, ScriptRun, run_script};
+pub use offline::{Answers, ScriptRun, run_script, run_script_with_files};
 pub use run::{ApprovalAnswer, ApprovalCall, Moved, Run, RunContext};
 pub use waiting::WaitingRun;
 

@@ -30,13 +30,26 @@ pub async fn run_script(
     limits: Limits,
     dispatcher: &impl Dispatcher,
 ) -> Result<ScriptRun, EngineError> {
+    run_script_with_files(container, code, toolset, limits, dispatcher, Vec::new()).await
+}
+
+/// [`run_script`], with files placed in the working directory before the code runs; the
+/// outcome's `files` are those it created or changed there.
+pub async fn run_script_with_files(
+    container: &mut Container,
+    code: &str,
+    toolset: Toolset,
+    limits: Limits,
+    dispatcher: &impl Dispatcher,
+    uploads: Vec<super::files::Upload>,
+) -> Result<ScriptRun, EngineError> {
     let context = RunContext {
         execution_id: format!("exec_{}", uuid::Uuid::new_v4().simple()),
         container_id: container.id().to_string(),
         owner: OFFLINE_OWNER.into(),
         number: container.executions() + 1,
     };
-    let run = Run::new(context, toolset, limits, Arc::new(crate::audit::Discard));
+    let run = Run::new(context, toolset, limits, Arc::new(crate::audit::Discard)).with_uploads(uploads);
     let mut moved = run.start(container, code, dispatcher).await;
     loop {
         match moved {

@@ -5,6 +5,7 @@
 //! are fed exactly as recorded (the same results in the same resumes), which is why replay
 //! drives the sandbox directly rather than through a `Run`: no tool is ever called.
 
+use super::files::{UploadBytes, recorded_uploads};
 use crate::audit::{CallStatus, ContainerHistory, ExecutionHistory, FinishStatus, LedgerEntry};
 use crate::sandbox::{CallResult, Container, ExecuteRequest, Limits, Sandbox, SandboxError, Step, ToolFailure};
 use crate::tools::{ToolDefinition, Toolset};
@@ -35,8 +36,14 @@ pub enum ReplayError {
     Sandbox(#[from] SandboxError),
 }
 
-/// Replays `target` after the executions before it in its container.
-pub async fn replay(sandbox: &Sandbox, history: &ContainerHistory, target: &str) -> Result<ReplayReport, ReplayError> {
+/// Replays `target` after the executions before it in its container; `uploads` holds the
+/// bytes of the files those executions were given (see [`uploads_named`]).
+pub async fn replay(
+    sandbox: &Sandbox,
+    history: &ContainerHistory,
+    target: &str,
+    uploads: &UploadBytes,
+) -> Result<ReplayReport, ReplayError> {
     let started = Instant::now();
     let position = history
         .executions
@@ -56,7 +63,7 @@ pub async fn replay(sandbox: &Sandbox, history: &ContainerHistory, target: &str)
             continue;
         }
         replayed += 1;
-        if let Some(divergence) = replay_one(&mut container, execution).await? {
+        if let Some(divergence) = replay_one(&mut container, execution, uploads).await? {
             let divergence = format!("execution {} (#{}): {divergence}", execution.execution_id, execution.number);
             return Ok(ReplayReport {
                 execution_id: target.to_owned(),
@@ -72,6 +79,18 @@ pub async fn replay(sandbox: &Sandbox, history: &ContainerHistory, target: &str)
         divergence: None,
         elapsed: started.elapsed(),
     })
+}
+
+/// The ids of every file the executions of `history` were given: what a replay must fetch.
+pub(crate) fn uploads_named(history: &ContainerHistory) -> Vec<String> {
+    let ids: std::collections::BTreeSet<_> = history.executions.iter().flat_map(execution_uploads).collect();
+    ids.into_iter().collect()
+}
+
+/// The ids of the files an execution was given, at its start and with its tool results.
+pub(crate) fn execution_uploads(execution: &ExecutionHistory) -> impl Iterator<Item = String> + '_ {
+    let at_steps = execution.steps.iter().flat_map(|(_, _, files)| files);
+    execution.files.iter().chain(at_steps).map(|f| f.file_id.clone())
 }
 
 /// The result the guest got for a recorded call.
@@ -106,6 +125,7 @@ fn describe(tool: &str, input: &serde_json::Map<String, serde_json::Value>) -> S
 pub(crate) async fn replay_one(
     container: &mut Container,
     execution: &ExecutionHistory,
+    uploads: &UploadBytes,
 ) -> Result<Option<String>, ReplayError> {
     let definitions: Vec<ToolDefinition> = serde_json::from_value(execution.tools.clone())
         .map_err(|e| ReplayError::Unreplayable(format!("recorded tools: {e}")))?;
@@ -117,7 +137,14 @@ pub(crate) async fn replay_one(
     let ledger: HashMap<u64, &LedgerEntry> = execution.ledger.iter().map(|c| (c.seq, c)).collect();
     // Every answer comes from the ledger at once.
     let guest_tools = toolset.guest_tools(None, &execution.owner);
-    let request = ExecuteRequest { code: &execution.code, tools: &guest_tools, limits, now_ns: Some(execution.now_ns) };
+    let files = recorded_uploads(&execution.files, uploads).map_err(ReplayError::Unreplayable)?;
+    let request = ExecuteRequest {
+        code: &execution.code,
+        tools: &guest_tools,
+        files: &files,
+        limits,
+        now_ns: Some(execution.now_ns),
+    };
     let mut step = container.execute(request).await?;
     let mut steps = execution.steps.iter();
     let mut calls_seen = 0;
@@ -171,7 +198,7 @@ pub(crate) async fn replay_one(
                 )));
             }
         }
-        let Some((now_ns, answered)) = steps.next() else {
+        let Some((now_ns, answered, step_files)) = steps.next() else {
             return Ok(Some("the script waits for tool results the recording does not have".into()));
         };
         let results = answered
@@ -183,7 +210,8 @@ pub(crate) async fn replay_one(
                 recorded_result(call)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        step = container.resume(&results, Some(*now_ns)).await?;
+        let files = recorded_uploads(step_files, uploads).map_err(ReplayError::Unreplayable)?;
+        step = container.resume(&results, &files, Some(*now_ns)).await?;
     }
 }
 

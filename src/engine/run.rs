@@ -143,6 +143,10 @@ pub struct Run {
     pub(super) pauses_on_caller: Vec<super::trace::Pause>,
     /// The pause in progress: since when, and on how many calls and approvals.
     pub(super) paused_since: Option<super::trace::Pause>,
+    /// Files to place before the code runs, or before it resumes (taken when it does).
+    pub(super) uploads: Vec<super::files::Upload>,
+    /// What the finished execution's output files were recorded as.
+    pub(super) output_files: Vec<crate::audit::FileRecord>,
 }
 
 impl std::fmt::Debug for Run {
@@ -173,7 +177,21 @@ impl Run {
             trace_parent: None,
             pauses_on_caller: Vec::new(),
             paused_since: None,
+            uploads: Vec::new(),
+            output_files: Vec::new(),
         }
+    }
+
+    /// The same run, with files to place in the working directory before its code runs.
+    pub fn with_uploads(mut self, uploads: Vec<super::files::Upload>) -> Self {
+        self.uploads = uploads;
+        self
+    }
+
+    /// The output files of the finished execution, as recorded (their ids name them in the
+    /// Files store once the service has kept their bytes).
+    pub fn output_files(&self) -> &[crate::audit::FileRecord] {
+        &self.output_files
     }
 
     /// The same run, its spans part of the trace `parent` names.
@@ -214,6 +232,7 @@ impl Run {
         let guest_tools = self.toolset.guest_tools(dispatcher.approvals(), &self.owner);
         let now_ns = now_ns();
         let tools: Vec<_> = self.toolset.tools().map(|t| &t.definition).collect();
+        let uploads = std::mem::take(&mut self.uploads);
         self.events.push(Event::ExecutionStarted {
             execution_id: self.id.clone(),
             owner: self.owner.clone(),
@@ -224,12 +243,16 @@ impl Run {
             limits: serde_json::to_value(self.limits).expect("limits serialize"),
             now_ns,
             started_at: now_ms(),
+            files: uploads.iter().map(|u| u.record.clone()).collect(),
         });
         // On record before the code runs: a crash during it leaves an execution to mark
         // interrupted, not one that never was.
         self.flush().await?;
         self.code = code.to_owned();
-        let request = ExecuteRequest { code, tools: &guest_tools, limits: self.limits, now_ns: Some(now_ns) };
+        let placed: Vec<_> = uploads.iter().map(super::files::Upload::placed).collect();
+        drop(uploads);
+        let request =
+            ExecuteRequest { code, tools: &guest_tools, files: &placed, limits: self.limits, now_ns: Some(now_ns) };
         let step = container.execute(request).await;
         let progress = match step {
             Ok(step) => self.advance(container, step, dispatcher).await,
@@ -281,6 +304,7 @@ impl Run {
                 stop: None,
                 run_time: Duration::ZERO,
                 tool_calls: self.usage.tool_calls,
+                files: Vec::new(),
             };
             self.cancel_pending();
             self.finish(&outcome, Ending::InternalError, Some(error.to_string()));
@@ -305,12 +329,15 @@ impl Run {
         results: Vec<CallResult>,
     ) -> Result<Step, EngineError> {
         let now_ns = now_ns();
+        let uploads = std::mem::take(&mut self.uploads);
         self.events.push(Event::Step {
             execution_id: self.id.clone(),
             now_ns,
             answered: results.iter().map(|r| r.seq).collect(),
+            files: uploads.iter().map(|u| u.record.clone()).collect(),
         });
-        Ok(container.resume(&results, Some(now_ns)).await?)
+        let placed: Vec<_> = uploads.iter().map(super::files::Upload::placed).collect();
+        Ok(container.resume(&results, &placed, Some(now_ns)).await?)
     }
 
     pub fn id(&self) -> &str {
@@ -767,6 +794,7 @@ impl Run {
         self.usage.time_ms = outcome.run_time.as_millis() as u64;
         self.usage.returned_bytes =
             (outcome.stdout.len() + outcome.stderr.len() + outcome.value_repr.as_ref().map_or(0, String::len)) as u64;
+        self.output_files = outcome.files.iter().map(|f| super::files::output_record(&self.id, f)).collect();
 
         self.events.push(Event::ExecutionFinished(Finished {
             execution_id: self.id.clone(),
@@ -786,6 +814,7 @@ impl Run {
             auto_counts: self.auto_counts(),
             usage: self.usage.clone(),
             finished_at: now_ms(),
+            files: self.output_files.clone(),
         }));
     }
 

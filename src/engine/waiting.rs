@@ -99,6 +99,12 @@ fn check_ids<'a>(run: &Run, ids: impl IntoIterator<Item = &'a str>) -> Result<()
 }
 
 impl WaitingRun {
+    /// The same run, with files to place in the working directory before the script resumes.
+    pub fn with_uploads(mut self, uploads: Vec<super::files::Upload>) -> Self {
+        self.0.uploads = uploads;
+        self
+    }
+
     /// Answers the pending client calls and goes on.
     pub async fn answer(
         self,

@@ -2,6 +2,7 @@
 //! the host sends, what the guest answers, and every bound the host holds a guest's frame to
 //! before it keeps anything from it.
 
+use super::files::{MAX_OUTPUT_FILES, PlacedFile, RawOutputFile};
 use super::guest_memory::GuestMemoryError;
 pub(crate) use crate::call::{CallResult, FailureCode, GuestTool, ToolCall, ToolFailure};
 use serde::{Deserialize, Serialize};
@@ -24,8 +25,18 @@ pub(crate) const MAX_ARGUMENT_BYTES_PER_EXECUTION: u64 = 16 << 20;
 #[derive(Debug, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub(crate) enum Request<'a> {
-    Execute { code: &'a str, tools: &'a [GuestTool] },
-    Resume { results: &'a [WireResult<'a>] },
+    Execute {
+        code: &'a str,
+        tools: &'a [GuestTool],
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        files: &'a [PlacedFile],
+        storage_bytes: u64,
+    },
+    Resume {
+        results: &'a [WireResult<'a>],
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        files: &'a [PlacedFile],
+    },
 }
 
 /// A result on its way to the guest, under the guest's own number for the call.
@@ -64,6 +75,10 @@ pub(crate) struct DoneFrame {
     /// skipped while parsing, so a frame of a million counts never becomes a million entries.
     #[serde(default, deserialize_with = "bounded_counts")]
     pub counts: BTreeMap<String, serde_json::Number>,
+    /// Files the execution created or changed; refused past [`MAX_OUTPUT_FILES`] while
+    /// parsing, decoded and checked by [`super::files::decode_outputs`].
+    #[serde(default, deserialize_with = "bounded_files")]
+    pub files: Vec<RawOutputFile>,
 }
 
 /// Most named counts an execution may return.
@@ -151,26 +166,38 @@ pub(crate) enum FrameError {
 }
 
 fn bounded_calls<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<RawCall>, D::Error> {
-    struct Calls;
-    impl<'de> serde::de::Visitor<'de> for Calls {
-        type Value = Vec<RawCall>;
+    bounded_seq::<RawCall, MAX_CALLS_PER_FRAME, D>(deserializer, "calls")
+}
+
+fn bounded_files<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<RawOutputFile>, D::Error> {
+    bounded_seq::<RawOutputFile, MAX_OUTPUT_FILES, D>(deserializer, "output files")
+}
+
+/// A list refused as soon as it passes `MAX` items, before the host holds them all.
+fn bounded_seq<'de, T: Deserialize<'de>, const MAX: usize, D: serde::Deserializer<'de>>(
+    deserializer: D,
+    what: &'static str,
+) -> Result<Vec<T>, D::Error> {
+    struct Bounded<T, const MAX: usize>(&'static str, std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>, const MAX: usize> serde::de::Visitor<'de> for Bounded<T, MAX> {
+        type Value = Vec<T>;
 
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            write!(f, "at most {MAX_CALLS_PER_FRAME} calls")
+            write!(f, "at most {MAX} {}", self.0)
         }
 
         fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut calls = Vec::new();
-            while let Some(call) = seq.next_element()? {
-                if calls.len() == MAX_CALLS_PER_FRAME {
-                    return Err(serde::de::Error::custom(format!("more than {MAX_CALLS_PER_FRAME} calls")));
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element()? {
+                if items.len() == MAX {
+                    return Err(serde::de::Error::custom(format!("more than {MAX} {}", self.0)));
                 }
-                calls.push(call);
+                items.push(item);
             }
-            Ok(calls)
+            Ok(items)
         }
     }
-    deserializer.deserialize_seq(Calls)
+    deserializer.deserialize_seq(Bounded::<T, MAX>(what, std::marker::PhantomData))
 }
 
 fn bounded_counts<'de, D: serde::Deserializer<'de>>(
@@ -388,7 +415,7 @@ mod tests {
         let answered = [CallResult::ok(3, "x"), CallResult::failed(4, ToolFailure::new(FailureCode::Timeout, "late"))];
         let results: Vec<WireResult> =
             answered.iter().map(|result| WireResult { guest_seq: result.seq, result }).collect();
-        let json = serde_json::to_value(Request::Resume { results: &results }).unwrap();
+        let json = serde_json::to_value(Request::Resume { results: &results, files: &[] }).unwrap();
         assert_eq!(json["op"], "resume");
         assert_eq!(json["results"][0], serde_json::json!([3, "x"]));
         assert_eq!(json["results"][1][1], serde_json::Value::Null);

@@ -23,6 +23,7 @@ use wasmtime_wizer::{InstanceState, SnapshotVal, ValType as WizerValType, Wizer}
 pub(crate) const RUNTIME_MODULES: &[(&str, &str)] = &[
     ("_sluice_preload", include_str!("../../sandbox-images/python/runtime/_sluice_preload.py")),
     ("sluice", include_str!("../../sandbox-images/python/runtime/sluice.py")),
+    ("_sluice_fs", include_str!("../../sandbox-images/python/runtime/_sluice_fs.py")),
     ("_sluice_output", include_str!("../../sandbox-images/python/runtime/_sluice_output.py")),
     ("_sluice_calls", include_str!("../../sandbox-images/python/runtime/_sluice_calls.py")),
     ("_sluice_loop", include_str!("../../sandbox-images/python/runtime/_sluice_loop.py")),

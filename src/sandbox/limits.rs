@@ -20,6 +20,12 @@ pub(crate) const MAX_TOOL_CALLS: u64 = 100_000;
 pub(crate) const DEFAULT_PENDING_TIMEOUT_MS: u64 = 270_000;
 pub(crate) const MAX_PENDING_TIMEOUT_MS: u64 = 3_600_000;
 
+/// Bytes a container's files may hold (its `/workspace` and `/tmp`). Files travel between
+/// host and guest inside JSON frames (base64), so the maximum stays well inside the largest
+/// frame the host reads.
+pub(crate) const DEFAULT_STORAGE_BYTES: u64 = 32 << 20;
+pub(crate) const MAX_STORAGE_BYTES: u64 = 40 << 20;
+
 /// How far an operator may raise the maxima (`--max-limit`): wasm32 memory ends at 4 GiB.
 pub(crate) const OPERATOR_CEILING: Limits = Limits {
     time_ms: 86_400_000,
@@ -27,6 +33,7 @@ pub(crate) const OPERATOR_CEILING: Limits = Limits {
     max_output_bytes: 256 << 20,
     max_tool_calls: 1_000_000,
     pending_timeout_ms: 86_400_000,
+    storage_bytes: MAX_STORAGE_BYTES,
 };
 
 /// The limits an execution runs under, all resolved.
@@ -37,6 +44,13 @@ pub struct Limits {
     pub max_output_bytes: u64,
     pub max_tool_calls: u64,
     pub pending_timeout_ms: u64,
+    /// Absent from executions recorded before files existed: they had none.
+    #[serde(default = "default_storage_bytes")]
+    pub storage_bytes: u64,
+}
+
+fn default_storage_bytes() -> u64 {
+    DEFAULT_STORAGE_BYTES
 }
 
 impl Default for Limits {
@@ -47,6 +61,7 @@ impl Default for Limits {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
             pending_timeout_ms: DEFAULT_PENDING_TIMEOUT_MS,
+            storage_bytes: DEFAULT_STORAGE_BYTES,
         }
     }
 }
@@ -60,6 +75,7 @@ impl Limits {
             max_output_bytes: MAX_OUTPUT_BYTES,
             max_tool_calls: MAX_TOOL_CALLS,
             pending_timeout_ms: MAX_PENDING_TIMEOUT_MS,
+            storage_bytes: MAX_STORAGE_BYTES,
         }
     }
 
@@ -76,6 +92,7 @@ impl Limits {
             max_output_bytes: self.max_output_bytes.min(maxima.max_output_bytes),
             max_tool_calls: self.max_tool_calls.min(maxima.max_tool_calls),
             pending_timeout_ms: self.pending_timeout_ms.min(maxima.pending_timeout_ms),
+            storage_bytes: self.storage_bytes.min(maxima.storage_bytes),
         }
     }
 
@@ -89,7 +106,7 @@ impl Limits {
 
     /// Applies a request's overrides, refusing values outside `[minimum, maxima]`.
     pub fn with_overrides(mut self, overrides: &LimitOverrides, maxima: &Limits) -> Result<Self, LimitError> {
-        let fields: [(&'static str, Option<u64>, &mut u64, u64, u64); 5] = [
+        let fields: [(&'static str, Option<u64>, &mut u64, u64, u64); 6] = [
             ("time_ms", overrides.time_ms, &mut self.time_ms, 1, maxima.time_ms),
             ("memory_bytes", overrides.memory_bytes, &mut self.memory_bytes, MIN_MEMORY_BYTES, maxima.memory_bytes),
             ("max_output_bytes", overrides.max_output_bytes, &mut self.max_output_bytes, 1, maxima.max_output_bytes),
@@ -101,6 +118,7 @@ impl Limits {
                 1,
                 maxima.pending_timeout_ms,
             ),
+            ("storage_bytes", overrides.storage_bytes, &mut self.storage_bytes, 0, maxima.storage_bytes),
         ];
         for (name, requested, slot, min, max) in fields {
             if let Some(value) = requested {
@@ -123,12 +141,13 @@ pub struct LimitOverrides {
     pub max_output_bytes: Option<u64>,
     pub max_tool_calls: Option<u64>,
     pub pending_timeout_ms: Option<u64>,
+    pub storage_bytes: Option<u64>,
 }
 
 impl LimitOverrides {
     /// Names a limit can be set by (the CLI's `--limit KEY=VALUE`, a request's `limits`).
     pub const NAMES: &'static [&'static str] =
-        &["time_ms", "memory_bytes", "max_output_bytes", "max_tool_calls", "pending_timeout_ms"];
+        &["time_ms", "memory_bytes", "max_output_bytes", "max_tool_calls", "pending_timeout_ms", "storage_bytes"];
 
     /// Sets the limit `name`; its range is checked when the overrides are applied.
     pub fn set(&mut self, name: &str, value: u64) -> Result<(), String> {
@@ -138,6 +157,7 @@ impl LimitOverrides {
             "max_output_bytes" => &mut self.max_output_bytes,
             "max_tool_calls" => &mut self.max_tool_calls,
             "pending_timeout_ms" => &mut self.pending_timeout_ms,
+            "storage_bytes" => &mut self.storage_bytes,
             other => return Err(format!("unknown limit {other:?} (known: {})", Self::NAMES.join(", "))),
         };
         *slot = Some(value);

@@ -8,6 +8,7 @@
 pub(crate) mod abi;
 mod config;
 mod container;
+pub(crate) mod files;
 pub(crate) mod frames;
 pub(crate) mod guest_memory;
 pub(crate) mod image;
@@ -21,6 +22,8 @@ mod wasi;
 
 pub use config::SandboxConfig;
 pub use container::{Container, ExecuteRequest, Outcome, Pending, Step, StopReason};
+pub use files::{OutputFile, PlacedFile};
+pub(crate) use files::{check_file_name, check_relative_path};
 pub use frames::PythonError;
 pub use limits::{LimitError, LimitOverrides, Limits};
 pub use profile::GuestProfiler;

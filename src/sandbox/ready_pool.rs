@@ -60,7 +60,13 @@ impl Sandbox {
     /// Runs a small first execution in a probe container and notes the pages it wrote.
     pub(super) async fn find_hot_pages(&self) {
         let Ok(mut probe) = Container::new(self.shared.clone(), Uuid::nil(), 0).await else { return };
-        let request = ExecuteRequest { code: HOT_PAGES_PROBE, tools: &[], limits: Limits::default(), now_ns: Some(0) };
+        let request = ExecuteRequest {
+            code: HOT_PAGES_PROBE,
+            tools: &[],
+            files: &[],
+            limits: Limits::default(),
+            now_ns: Some(0),
+        };
         if probe.execute(request).await.is_ok() {
             let _ = self.shared.hot_pages.set(probe.written_pages());
         }

@@ -21,6 +21,8 @@ from anthropic.types import (
     ToolSearchToolSearchResultBlock,
     ToolUseBlock,
 )
+from anthropic import Anthropic
+from anthropic.types.beta import BetaDeletedFile, BetaFileMetadata
 from anthropic.types.shared import ErrorResponse
 from pydantic import TypeAdapter
 
@@ -99,6 +101,20 @@ seen["tool_search"] = [reference.tool_name for reference in block.tool_reference
 _, _, body = call("POST", "/v1/tools/search", {"pattern": "(?<=x)y"})
 check(ErrorResponse, body)
 seen["tool_search_error"] = [body["error"]["type"], body["error"]["code"]]
+
+# Files through the SDK's own client: upload, place with `container_upload`, download outputs.
+client = Anthropic(base_url=BASE, api_key=KEY)
+uploaded = client.beta.files.upload(file=("sales.csv", b"region,amount\nnorth,10\nsouth,7\n", "text/csv"))
+check(BetaFileMetadata, uploaded.model_dump(mode="json"))
+script = "rows = open('sales.csv').read().splitlines()[1:]\nopen('count.txt', 'w').write(str(len(rows)))"
+status, _, wrote = call("POST", "/v1/executions", {"code": script, "container": done["container"]["id"],
+                                                    "files": [{"type": "container_upload", "file_id": uploaded.id}]})
+assert status == 200 and wrote["status"] == "completed", wrote
+result = valid(CodeExecutionResultBlock, wrote["result"])
+seen["output_files"] = [client.beta.files.download(block.file_id).read().decode() for block in result.content]
+check(BetaFileMetadata, client.beta.files.retrieve_metadata(result.content[0].file_id).model_dump(mode="json"))
+seen["files_listed"] = sorted(f.filename for f in client.beta.files.list())
+check(BetaDeletedFile, client.beta.files.delete(uploaded.id).model_dump(mode="json"))
 
 errors = {}
 _, headers, body = call("POST", "/v1/executions", raw=b"{not json")

@@ -28,10 +28,14 @@ fn the_anthropic_sdk_validates_every_body() {
         "ErrorResponse",
         "ToolParam",
         "ToolSearchToolSearchResultBlock",
+        "BetaFileMetadata",
+        "BetaDeletedFile",
     ] {
         assert!(validated.contains(&model), "{model} was not validated: {seen}");
     }
     assert_eq!(seen["container_object"], "foundfound\n");
+    assert_eq!(seen["output_files"], json!(["2"]), "the script's output file, downloaded by the SDK: {seen}");
+    assert_eq!(seen["files_listed"], json!(["count.txt", "sales.csv"]), "{seen}");
     assert_eq!(seen["stop_error_code"], "execution_time_exceeded");
     assert_eq!(
         seen["errors"],

@@ -120,11 +120,11 @@ async fn run_story(postgres: Option<&str>) {
     let records = reopened.records(&container.to_string()).await.unwrap();
     let history = ContainerHistory::from_records(&container.to_string(), &records).unwrap();
     for id in [&first.id, &second.id, &third.id, &fourth.id] {
-        let replayed = replay(&sandbox, &history, id).await.unwrap();
+        let replayed = replay(&sandbox, &history, id, &Default::default()).await.unwrap();
         assert_eq!(replayed.divergence, None, "{id}");
     }
     assert_eq!(
-        replay(&sandbox, &history, &fourth.id).await.unwrap().executions_replayed,
+        replay(&sandbox, &history, &fourth.id, &Default::default()).await.unwrap().executions_replayed,
         3,
         "the stopped one was rolled back"
     );
@@ -140,12 +140,16 @@ async fn run_story(postgres: Option<&str>) {
     let (_, tampered) = read_bundle(&edited_result).unwrap();
     assert!(verify_chain(store.chain_key(), &id, &tampered).is_err());
     let tampered_history = ContainerHistory::from_records(&id, &tampered).unwrap();
-    let divergence = replay(&sandbox, &tampered_history, &first.id).await.unwrap().divergence.unwrap();
+    let divergence =
+        replay(&sandbox, &tampered_history, &first.id, &Default::default()).await.unwrap().divergence.unwrap();
     assert!(divergence.contains("stdout differs"), "{divergence}");
     let edited_code = text.replace("print(sum(rows))", "print(max(rows))");
     let (_, tampered) = read_bundle(&edited_code).unwrap();
     let divergence =
-        replay(&sandbox, &ContainerHistory::from_records(&id, &tampered).unwrap(), &first.id).await.unwrap().divergence;
+        replay(&sandbox, &ContainerHistory::from_records(&id, &tampered).unwrap(), &first.id, &Default::default())
+            .await
+            .unwrap()
+            .divergence;
     assert!(divergence.is_some());
 
     // The store refuses edits, and notices a deleted record.

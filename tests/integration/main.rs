@@ -21,6 +21,7 @@ mod crash;
 mod docs;
 mod durable;
 mod examples;
+mod files;
 mod fuzz_api;
 mod mcp;
 mod otlp;

@@ -214,6 +214,9 @@ cases! {
     escapes: [
         clock_and_random_from_host, environment, filesystem, network_and_processes,
     ],
+    files: [
+        across_executions, hostile_paths, read_and_write,
+    ],
     hostile: [
         abi_wait_flood, bad_unicode_output, clock_games, coroutine_leak, deep_ast, delete_builtins_and_tools,
         env_persistence, exception_chain_bomb, exception_storm, exit_tricks, factorial_grind, file_descriptors,
@@ -309,7 +312,13 @@ async fn run_canary(stop: Arc<std::sync::atomic::AtomicBool>) -> (usize, std::ti
     let (mut runs, mut slowest, mut wrong) = (0, std::time::Duration::ZERO, Vec::new());
     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
         let started = std::time::Instant::now();
-        let request = sluice::ExecuteRequest { code: CANARY_CODE, tools: &[], limits: Limits::default(), now_ns: None };
+        let request = sluice::ExecuteRequest {
+            code: CANARY_CODE,
+            tools: &[],
+            files: &[],
+            limits: Limits::default(),
+            now_ns: None,
+        };
         match container.execute(request).await {
             Ok(sluice::Step::Finished(outcome)) if outcome.value_repr.as_deref() == Some(CANARY_ANSWER) => {}
             other => wrong.push(format!("{other:?}")),

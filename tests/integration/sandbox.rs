@@ -19,7 +19,7 @@ async fn run(container: &mut Container, code: &str) -> Outcome {
 }
 
 async fn run_with(container: &mut Container, code: &str, limits: Limits) -> Outcome {
-    let request = ExecuteRequest { code, tools: &[], limits, now_ns: None };
+    let request = ExecuteRequest { code, tools: &[], files: &[], limits, now_ns: None };
     finished(container.execute(request).await.expect("execute"))
 }
 
@@ -32,7 +32,7 @@ fn finished(step: Step) -> Outcome {
 
 /// Starts `code` with the given tools and expects it to pause on tool calls.
 async fn pause(container: &mut Container, code: &str, tools: &[GuestTool], limits: Limits) -> Pending {
-    let request = ExecuteRequest { code, tools, limits, now_ns: None };
+    let request = ExecuteRequest { code, tools, files: &[], limits, now_ns: None };
     match container.execute(request).await.expect("execute") {
         Step::Pending(pending) => pending,
         Step::Finished(outcome) => panic!("expected a pause, got {outcome:?}"),
@@ -40,7 +40,7 @@ async fn pause(container: &mut Container, code: &str, tools: &[GuestTool], limit
 }
 
 async fn resume(container: &mut Container, results: &[CallResult]) -> Outcome {
-    finished(container.resume(results, None).await.expect("resume"))
+    finished(container.resume(results, &[], None).await.expect("resume"))
 }
 
 #[tokio::test]
@@ -66,7 +66,8 @@ async fn gather_pauses_once_with_every_call_and_resumes_with_results() {
     assert_eq!(pending.calls[3].input["i"], 3);
     assert!(c.is_running());
     // A second execution while one is in flight is refused.
-    let busy = c.execute(ExecuteRequest { code: "1", tools: &[], limits: Limits::default(), now_ns: None }).await;
+    let busy =
+        c.execute(ExecuteRequest { code: "1", tools: &[], files: &[], limits: Limits::default(), now_ns: None }).await;
     assert!(matches!(busy, Err(sluice::SandboxError::Busy)));
     // Answer in reverse order; results are matched by seq.
     let results: Vec<CallResult> =
@@ -137,7 +138,7 @@ async fn answer_each(
     tools: &[GuestTool],
     answer: impl Fn(&sluice::ToolCall) -> CallResult,
 ) -> (Outcome, Vec<bool>) {
-    let request = ExecuteRequest { code, tools, limits: Limits::default(), now_ns: None };
+    let request = ExecuteRequest { code, tools, files: &[], limits: Limits::default(), now_ns: None };
     let mut step = container.execute(request).await.expect("execute");
     let mut blocking = Vec::new();
     loop {
@@ -146,7 +147,7 @@ async fn answer_each(
             Step::Pending(pending) => {
                 blocking.push(pending.blocking);
                 let results: Vec<CallResult> = pending.calls.iter().map(&answer).collect();
-                step = container.resume(&results, None).await.expect("resume");
+                step = container.resume(&results, &[], None).await.expect("resume");
             }
         }
     }
@@ -240,7 +241,7 @@ async fn same_seed_and_clock_give_the_same_output_and_other_seeds_differ() {
     let mut outputs = Vec::new();
     for seed in [7, 7, 8] {
         let mut c = sandbox.create_container_with(uuid::Uuid::new_v4(), seed).await.unwrap();
-        let request = ExecuteRequest { code, tools: &[], limits: Limits::default(), now_ns: now };
+        let request = ExecuteRequest { code, tools: &[], files: &[], limits: Limits::default(), now_ns: now };
         outputs.push(finished(c.execute(request).await.unwrap()).stdout);
     }
     assert_eq!(outputs[0], outputs[1]);

@@ -2,6 +2,7 @@
 every task waits, settled from the host's results."""
 
 import _sluice_abi
+import _sluice_fs
 import sluice
 
 
@@ -36,7 +37,9 @@ class _Calls:
         self.next_seq = seq + 1
         self.sent.add(seq)
         frame = _pending_frame([(seq, name, input_json)], [], None)
-        for result in _sluice_abi.wait(frame).get("results") or ():
+        answer = _sluice_abi.wait(frame)
+        _sluice_fs.place_all(answer.get("files"))  # an OSError reaches the awaiting script
+        for result in answer.get("results") or ():
             if result[0] == seq:
                 self.sent.discard(seq)
                 return (seq, *_settled_value(result))

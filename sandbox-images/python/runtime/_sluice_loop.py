@@ -9,6 +9,7 @@ import sys
 import time
 
 import _sluice_abi
+import _sluice_fs
 from _sluice_calls import calls as _calls
 from _sluice_output import RUNTIME_PREFIX, STDERR, format_exception
 from asyncio import events, futures, tasks
@@ -249,7 +250,9 @@ class SluiceLoop(events.AbstractEventLoop):
                 raise RuntimeError("Event loop stopped before Future completed.") from None
             if frame is None:
                 return future.result()
-            _calls.apply(_sluice_abi.wait(frame).get("results") or [])
+            answer = _sluice_abi.wait(frame)
+            _sluice_fs.place_all(answer.get("files"))  # an OSError reaches the awaiting script
+            _calls.apply(answer.get("results") or [])
 
     def run_forever(self):
         raise RuntimeError("run_forever() cannot work in a Sluice sandbox; await the work instead")

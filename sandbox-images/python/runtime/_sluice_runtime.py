@@ -7,15 +7,18 @@ in linear memory until the host resumes them with results.
 
 The work is split by concern: `_sluice_output` (stdout, stderr, tracebacks), `_sluice_calls`
 (the call table), `_sluice_loop` (the event loop), `_sluice_tools` (tool functions),
-`_sluice_cells` (compiling a cell). This module runs cells and prepares the image.
+`_sluice_cells` (compiling a cell), `_sluice_fs` (the container's files). This module runs
+cells and prepares the image.
 """
 
 import asyncio
+import binascii
 import gc
 import os
 import sys
 
 import _sluice_abi
+import _sluice_fs
 import _sluice_imports
 import sluice
 from _sluice_calls import calls as _calls
@@ -65,8 +68,27 @@ def _done(value=None, exc=None):
         if len(text) > MAX_REPR_CHARS:
             text = text[:MAX_REPR_CHARS] + f"... [sluice: repr truncated, {len(text) - MAX_REPR_CHARS} more characters]"
         frame["value_repr"] = text
+    frame["files"] = _output_files()
     _execution = None
     return frame
+
+
+def _output_files():
+    """The files this execution created or changed in the working directory, for the host."""
+    _sluice_fs.flush_open_files()
+    files, more = _sluice_fs.fs.outputs()
+    if more:
+        STDERR.write(f"[sluice: {more} more changed files are not returned; at most {len(files)} are]\n")
+    return [[path, binascii.b2a_base64(data, newline=False).decode("ascii")] for path, data in files]
+
+
+def _place_files(request):
+    """Files the host puts into the working directory before the code runs."""
+    fs = _sluice_fs.fs
+    fs.changed.clear()
+    if "storage_bytes" in request:
+        fs.storage_bytes = request["storage_bytes"]
+    _sluice_fs.place_all(request.get("files"))
 
 
 def _exit_code(exc):
@@ -132,6 +154,10 @@ def _execute(request):
     remember_source(filename, source)
     execution = _Execution(_executions_started, source, namespace)
     try:
+        _place_files(request)
+    except (OSError, ValueError, binascii.Error) as exc:
+        return _done(exc=exc)
+    try:
         body, expr = compile_cell(source, filename)
     except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError) as exc:
         return _done(exc=exc)
@@ -152,6 +178,13 @@ def _execute(request):
 def _resume(request):
     if _execution is None:
         return {"kind": "fault", "message": "no execution is waiting for results"}
+    try:
+        _sluice_fs.place_all(request.get("files"))
+    except (OSError, ValueError, binascii.Error) as exc:
+        # The files could not be placed: the script ends with why, as it would at its start.
+        _execution.main.cancel()
+        cancel_leftovers(_execution.loop)
+        return _done(exc=exc)
     _calls.apply(request.get("results") or [])
     return _step(_execution)
 
@@ -236,6 +269,7 @@ def preinit(boot):
     sys.stdout = sys.__stdout__ = STDOUT
     sys.stderr = sys.__stderr__ = STDERR
     _sluice_imports.install(boot["lazy_modules"])
+    _sluice_fs.install()
     sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)
     sys.setrecursionlimit = _clamped_setrecursionlimit(sys.setrecursionlimit)
     events._set_event_loop_policy(Policy())

@@ -5,11 +5,13 @@
 //! keeps containers' snapshots, leases between nodes and chain heads.
 
 mod containers;
+mod files;
 mod records;
 
 pub use records::ExecutionFilter;
 
 pub(crate) use containers::StoredContainer;
+pub use files::{FileRow, NewFile};
 pub(crate) use records::{ExecutionRow, MAX_LIST_ROWS};
 
 use sqlx::any::AnyPoolOptions;
@@ -26,6 +28,7 @@ const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
     (3, "hardening", include_str!("../../../migrations/sqlite/0003_hardening.sql")),
     (4, "approvals", include_str!("../../../migrations/sqlite/0004_approvals.sql")),
     (5, "listing", include_str!("../../../migrations/sqlite/0005_listing.sql")),
+    (6, "files", include_str!("../../../migrations/sqlite/0006_files.sql")),
 ];
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "audit", include_str!("../../../migrations/postgres/0001_audit.sql")),
@@ -33,6 +36,7 @@ const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (3, "hardening", include_str!("../../../migrations/postgres/0003_hardening.sql")),
     (4, "approvals", include_str!("../../../migrations/postgres/0004_approvals.sql")),
     (5, "listing", include_str!("../../../migrations/postgres/0005_listing.sql")),
+    (6, "files", include_str!("../../../migrations/postgres/0006_files.sql")),
 ];
 const SQLITE_CONNECTIONS: u32 = 4;
 const POSTGRES_CONNECTIONS: u32 = 8;

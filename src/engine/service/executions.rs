@@ -29,6 +29,8 @@ impl Service {
             .defaults
             .with_overrides(&request.limits, &self.inner.config.maxima)
             .map_err(|e| ServiceError::InvalidRequest(e.to_string()))?;
+        let uploads = self.uploads_for(owner, &request.files, limits.storage_bytes).await?;
+        let placed_files = !uploads.is_empty();
         let entry = match request.container {
             Some(id) => self.container(owner, id).await?,
             None => self.new_container(owner).await?,
@@ -55,8 +57,9 @@ impl Service {
             owner: owner.clone(),
             number: entry.started.fetch_add(1, Ordering::Relaxed) + 1,
         };
-        let run =
-            Run::new(context, toolset, limits, self.inner.recorder.clone()).with_trace_parent(request.trace_parent);
+        let run = Run::new(context, toolset, limits, self.inner.recorder.clone())
+            .with_trace_parent(request.trace_parent)
+            .with_uploads(uploads);
         let view = ExecutionView {
             id: id.clone(),
             container_id: entry.id,
@@ -70,13 +73,17 @@ impl Service {
             usage: Usage::default(),
             ledger: Vec::new(),
             created_at: SystemTime::now(),
+            output_files: Vec::new(),
         };
         let execution = Arc::new(ExecutionEntry { owner: owner.clone(), view: Mutex::new(view) });
         self.remember_execution(id, execution.clone());
         let dispatcher = ServiceDispatcher::new(&self.inner.config);
-        let moved = run.start(&mut slot.container, &request.code, &dispatcher).await;
+        let mut moved = run.start(&mut slot.container, &request.code, &dispatcher).await;
+        self.keep_run_outputs(&entry, &mut moved).await;
         let view = self.after_progress(&entry, &mut slot, &execution, moved);
-        self.save_after_execution(&entry, &mut slot).await;
+        // A container given files is saved at once: bringing it back then never needs them
+        // from the store again (their owner may delete them).
+        self.save_after_execution(&entry, &mut slot, placed_files).await;
         Ok(view)
     }
 
@@ -96,9 +103,9 @@ impl Service {
 
     /// An execution waiting for client tool results is saved at once, so it survives a
     /// restart (or another node can take the answer); others when configured so.
-    pub(super) async fn save_after_execution(&self, entry: &ContainerEntry, slot: &mut Slot) {
+    pub(super) async fn save_after_execution(&self, entry: &ContainerEntry, slot: &mut Slot, placed_files: bool) {
         entry.dirty.store(true, Ordering::Relaxed);
-        if (slot.waiting.is_some() || self.inner.config.snapshot_every_execution)
+        if (slot.waiting.is_some() || placed_files || self.inner.config.snapshot_every_execution)
             && let Err(e) = self.persist(entry, slot).await
         {
             tracing::warn!(container = %entry.id, error = %e, "could not save a container after an execution");
@@ -112,8 +119,20 @@ impl Service {
         id: &str,
         answers: Vec<(String, Result<String, ToolFailure>)>,
     ) -> Result<ExecutionView, ServiceError> {
+        self.submit_tool_results_with_files(owner, id, answers, Vec::new()).await
+    }
+
+    /// [`Service::submit_tool_results`], with files (by id) put into the container's working
+    /// directory before the script resumes, as `container_upload` blocks beside tool results.
+    pub async fn submit_tool_results_with_files(
+        &self,
+        owner: &Owner,
+        id: &str,
+        answers: Vec<(String, Result<String, ToolFailure>)>,
+        files: Vec<String>,
+    ) -> Result<ExecutionView, ServiceError> {
         let (this, owner, id) = (self.clone(), owner.clone(), id.to_owned());
-        self.detached(async move { this.reply_now(&owner, &id, Reply::ToolResults(answers)).await }).await
+        self.detached(async move { this.reply_now(&owner, &id, Reply::ToolResults { answers, files }).await }).await
     }
 
     /// Approves or denies calls held for approval: approved ones are carried out, denied ones
@@ -165,10 +184,18 @@ impl Service {
         let dispatcher = ServiceDispatcher::new(&self.inner.config);
         // Checked before anything moves: a wrong id changes nothing.
         let moved = match reply {
-            Reply::ToolResults(answers) => match waiting.check_answers(answers) {
+            Reply::ToolResults { answers, files } => match waiting.check_answers(answers) {
                 Ok(answers) => {
+                    let storage_bytes = waiting.run().limits().storage_bytes;
+                    let uploads = match self.uploads_for(owner, &files, storage_bytes).await {
+                        Ok(uploads) => uploads,
+                        Err(e) => {
+                            slot.waiting = Some(waiting);
+                            return Err(e);
+                        }
+                    };
                     self.touch(&entry);
-                    waiting.answer(&mut slot.container, answers, &dispatcher).await
+                    waiting.with_uploads(uploads).answer(&mut slot.container, answers, &dispatcher).await
                 }
                 Err(e) => {
                     slot.waiting = Some(waiting);
@@ -186,8 +213,10 @@ impl Service {
                 }
             },
         };
+        let mut moved = moved;
+        self.keep_run_outputs(&entry, &mut moved).await;
         let view = self.after_progress(&entry, &mut slot, &execution, moved);
-        self.save_after_execution(&entry, &mut slot).await;
+        self.save_after_execution(&entry, &mut slot, false).await;
         Ok(view)
     }
 
@@ -215,6 +244,21 @@ impl Service {
 
     /// Publishes where the execution stands, keeps a waiting run in the slot, and arms the
     /// timer that moves it on if the client does not answer in time.
+    /// Keeps a finished execution's output files in the Files store before anyone hears of
+    /// them, and drops their bytes from the outcome (views keep only their records).
+    pub(super) async fn keep_run_outputs(&self, entry: &ContainerEntry, moved: &mut Moved) {
+        let Moved::Finished { run, outcome } = moved else { return };
+        if outcome.files.is_empty() {
+            return;
+        }
+        let files = std::mem::take(&mut outcome.files);
+        let kept = self.keep_outputs(&entry.owner, &entry.id.to_string(), run.id(), run.output_files(), &files).await;
+        if let Err(e) = kept {
+            tracing::warn!(execution = %run.id(), error = %e, "could not keep an execution's output files");
+            outcome.stderr.push_str(&format!("[sluice: the output files could not be kept: {e}]\n"));
+        }
+    }
+
     pub(super) fn after_progress(
         &self,
         entry: &Arc<ContainerEntry>,
@@ -252,6 +296,7 @@ impl Service {
                 };
                 metrics.execution(if view.status == ExecutionStatus::Completed { "completed" } else { "failed" });
                 self.count_tokens_later(&run, &outcome, view.created_at);
+                view.output_files = run.output_files().to_vec();
                 view.outcome = Some(outcome);
             }
             Moved::Waiting(waiting) => {
@@ -390,7 +435,7 @@ impl FinishedTrace {
 /// What the API caller gives an execution that waits on it.
 pub(super) enum Reply {
     /// A result for every pending client call.
-    ToolResults(Vec<(String, Result<String, ToolFailure>)>),
+    ToolResults { answers: Vec<(String, Result<String, ToolFailure>)>, files: Vec<String> },
     /// Decisions on calls held for approval, and who made them.
     Approvals { decisions: Vec<ApprovalAnswer>, by: String },
 }
@@ -398,7 +443,7 @@ pub(super) enum Reply {
 impl Reply {
     fn what(&self) -> &'static str {
         match self {
-            Reply::ToolResults(_) => "tool results",
+            Reply::ToolResults { .. } => "tool results",
             Reply::Approvals { .. } => "approvals",
         }
     }

@@ -14,6 +14,7 @@ mod config;
 mod containers;
 mod error;
 mod executions;
+mod files;
 mod fork;
 mod history;
 mod leases;
@@ -28,6 +29,12 @@ mod tools;
 mod views;
 
 pub use config::ServiceConfig;
+pub(crate) use files::MAX_FILE_BYTES;
+
+/// A time from Unix milliseconds, as the store keeps them.
+pub(crate) fn at_ms(ms: i64) -> SystemTime {
+    at(ms)
+}
 pub use error::ServiceError;
 pub use history::{ContainerVerdict, ExecutionPage};
 pub use preview::{Preview, PreviewTool};
@@ -155,6 +162,8 @@ struct Inner {
     shutting_down: AtomicBool,
     /// One restore at a time per container (others wait for it rather than load twice).
     restoring: Mutex<HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>>,
+    /// Files, when there is no store to keep them.
+    memory_files: Mutex<files::MemoryFiles>,
 }
 
 /// A map that forgets its oldest entries beyond a number of entries or a total weight.
@@ -274,6 +283,7 @@ impl Service {
                 token_turn: Arc::new(tokio::sync::Semaphore::new(1)),
                 shutting_down: AtomicBool::new(false),
                 restoring: Mutex::new(HashMap::new()),
+                memory_files: Mutex::default(),
             }),
         };
         service.spawn_reaper();

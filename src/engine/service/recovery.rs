@@ -116,6 +116,7 @@ impl Service {
             auto_counts,
             usage,
             finished_at: now,
+            files: Vec::new(),
         }));
         store.append(container_id, &events).await?;
         Ok(())

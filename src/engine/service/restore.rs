@@ -135,7 +135,7 @@ impl Service {
             let own = history.executions.len();
             let inherited = &parent.executions[..parent.executions.len() - own];
             started = inherited.iter().map(|e| e.number).max().unwrap_or(0);
-            container = Self::replay_kept(key, container, inherited).await?;
+            container = self.replay_kept(key, owner, container, inherited).await?;
         }
         let sealed = SealedState { owner: owner.clone(), created_at, started, audit_head: None, waiting: None };
         Ok((container, sealed))
@@ -144,16 +144,21 @@ impl Service {
     /// Replays the executions that completed (those a limit stopped were rolled back) into
     /// `container`, each checked against its record.
     pub(super) async fn replay_kept(
+        &self,
         key: &str,
+        owner: &Owner,
         mut container: Container,
         executions: &[ExecutionHistory],
     ) -> Result<Container, ServiceError> {
+        let ids: std::collections::BTreeSet<String> =
+            executions.iter().flat_map(crate::engine::replay::execution_uploads).collect();
+        let uploads = self.upload_bytes(owner, &ids.into_iter().collect::<Vec<_>>()).await?;
         for execution in executions {
             if execution.finished.as_ref().is_none_or(|f| f.status != crate::audit::FinishStatus::Completed) {
                 continue;
             }
             let divergence =
-                crate::engine::replay::replay_one(&mut container, execution).await.map_err(|e| match e {
+                crate::engine::replay::replay_one(&mut container, execution, &uploads).await.map_err(|e| match e {
                     crate::engine::replay::ReplayError::Sandbox(e) => ServiceError::from(e),
                     other => unrestorable(key, other),
                 })?;
@@ -197,6 +202,7 @@ impl Service {
             executions: Vec::new(),
             closed: None,
         };
+        let sealed_owner = sealed.owner.clone();
         let mut waiting = sealed.waiting;
         if head_seq < 0 {
             // No snapshot: the chain from its first record, the container's creation.
@@ -224,7 +230,7 @@ impl Service {
                 Service::recover_execution(store, key, &execution.execution_id).await?;
             }
         }
-        let container = Self::replay_kept(key, container, &history.executions).await?;
+        let container = self.replay_kept(key, &sealed_owner, container, &history.executions).await?;
         tracing::info!(container = %key, executions = history.executions.len(), "rebuilt from the audit trail");
         Ok((container, waiting, started, true))
     }
@@ -252,6 +258,7 @@ impl Service {
             usage: run.usage().clone(),
             ledger: run.ledger().to_vec(),
             created_at: SystemTime::now(),
+            output_files: Vec::new(),
         };
         let execution = Arc::new(ExecutionEntry { owner: entry.owner.clone(), view: std::sync::Mutex::new(view) });
         self.remember_execution(run.id().to_owned(), execution);

@@ -82,8 +82,9 @@ impl Service {
             return;
         };
         let dispatcher = ServiceDispatcher::new(&self.inner.config);
-        let moved = waiting.expire(&mut slot.container, now, &dispatcher).await;
+        let mut moved = waiting.expire(&mut slot.container, now, &dispatcher).await;
+        self.keep_run_outputs(&entry, &mut moved).await;
         self.after_progress(&entry, &mut slot, &execution, moved);
-        self.save_after_execution(&entry, &mut slot).await;
+        self.save_after_execution(&entry, &mut slot, false).await;
     }
 }

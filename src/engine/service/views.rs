@@ -113,6 +113,8 @@ pub struct ExecutionView {
     pub usage: Usage,
     pub ledger: Vec<LedgerEntry>,
     pub created_at: SystemTime,
+    /// Files the finished execution created or changed, kept under these ids.
+    pub output_files: Vec<crate::audit::FileRecord>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -144,6 +146,8 @@ pub struct NewExecution {
     /// may use. Not counted against the per-request cap on tools.
     pub server_side_tools: bool,
     pub limits: LimitOverrides,
+    /// Files (by id) to put into the container's working directory before the code runs.
+    pub files: Vec<String>,
     /// The caller's trace (`traceparent`), which the execution's spans join.
     pub trace_parent: Option<crate::engine::trace::TraceParent>,
 }
@@ -183,6 +187,7 @@ pub(super) fn view_from_history(
         stop: None,
         run_time: Duration::from_millis(f.usage.time_ms),
         tool_calls: f.usage.tool_calls,
+        files: Vec::new(),
     });
     let status = match finished {
         Some(f) if f.status == crate::audit::FinishStatus::Completed => ExecutionStatus::Completed,
@@ -214,5 +219,6 @@ pub(super) fn view_from_history(
         usage: finished.map(|f| f.usage.clone()).unwrap_or_default(),
         ledger: execution.ledger.clone(),
         created_at: at(execution.started_at),
+        output_files: finished.map(|f| f.files.clone()).unwrap_or_default(),
     }
 }

@@ -17,6 +17,7 @@ pub use outcome::{ExecuteRequest, Outcome, Pending, Step, StopReason};
 pub(crate) use outcome::STOPPED_RETURN_CODE;
 
 use super::abi::{GuestExports, StepError};
+use super::files::{PlacedFile, decode_outputs};
 use super::frames::{
     CallResult, MAX_ARGUMENT_BYTES_PER_EXECUTION, MAX_FAULT_MESSAGE_BYTES, Request, Response, ToolCall, WireResult,
     cut_text,
@@ -197,8 +198,13 @@ impl Container {
         if let Some(why) = &self.broken {
             return Err(SandboxError::RestoreFailed(why.clone()));
         }
-        let frame = serde_json::to_vec(&Request::Execute { code: request.code, tools: request.tools })
-            .expect("a request of strings serializes");
+        let frame = serde_json::to_vec(&Request::Execute {
+            code: request.code,
+            tools: request.tools,
+            files: request.files,
+            storage_bytes: request.limits.storage_bytes,
+        })
+        .expect("a request of strings serializes");
         self.running = Some(Running {
             limits: request.limits,
             output: Arc::new(Mutex::new(Output::new(request.limits.max_output_bytes as usize))),
@@ -215,7 +221,13 @@ impl Container {
 
     /// Answers pending calls by the host's numbers (any subset; numbers of calls that are not
     /// outstanding are dropped) and continues.
-    pub async fn resume(&mut self, results: &[CallResult], now_ns: Option<u64>) -> Result<Step, SandboxError> {
+    /// `files` go into the working directory before the script sees the results.
+    pub async fn resume(
+        &mut self,
+        results: &[CallResult],
+        files: &[PlacedFile],
+        now_ns: Option<u64>,
+    ) -> Result<Step, SandboxError> {
         let running = self.running.as_mut().ok_or(SandboxError::NotWaiting)?;
         let results: Vec<WireResult> = results
             .iter()
@@ -223,14 +235,17 @@ impl Container {
             .collect();
         if let Some(parked) = running.parked.take() {
             let now_ns = now_ns.unwrap_or_else(unix_now_ns);
-            let answer: Arc<[u8]> =
-                serde_json::to_vec(&serde_json::json!({ "results": results })).expect("results serialize").into();
+            let answer = match files {
+                [] => serde_json::json!({ "results": results }),
+                files => serde_json::json!({ "results": results, "files": files }),
+            };
+            let answer: Arc<[u8]> = serde_json::to_vec(&answer).expect("results serialize").into();
             running.steps.push(JournalStep { input: StepInput::Answer(answer.clone()), now_ns, response: None });
             // If the step was dropped meanwhile the send fails, and driving reports it.
             let _ = parked.answer.send((answer, now_ns));
             return self.drive(parked.future, parked.blocked).await;
         }
-        let frame = serde_json::to_vec(&Request::Resume { results: &results }).expect("results serialize");
+        let frame = serde_json::to_vec(&Request::Resume { results: &results, files }).expect("results serialize");
         self.run_step(frame, now_ns).await
     }
 
@@ -337,6 +352,12 @@ impl Container {
                 if out_of_memory {
                     return Ok(self.stop(StopReason::MemoryLimit).await);
                 }
+                let storage_bytes = self.running.as_ref().expect("inside an execution").limits.storage_bytes;
+                let mut done = done;
+                let files = match decode_outputs(std::mem::take(&mut done.files), storage_bytes) {
+                    Ok(files) => files,
+                    Err(e) => return Ok(self.stop(StopReason::GuestFault(e)).await),
+                };
                 self.live = Some(live);
                 let running = self.running.take().expect("inside an execution");
                 let done = done.bounded(running.limits.max_output_bytes as usize);
@@ -352,6 +373,7 @@ impl Container {
                     stop: None,
                     run_time: running.run_time,
                     tool_calls: running.tool_calls,
+                    files,
                 }))
             }
             Response::Pending(pending) => {
@@ -439,6 +461,7 @@ impl Container {
             stop: Some(reason),
             run_time: running.run_time,
             tool_calls: running.tool_calls,
+            files: Vec::new(),
         }
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use wasmtime::Trap;
 
 use crate::call::GuestTool;
+use crate::sandbox::files::{OutputFile, PlacedFile};
 use crate::sandbox::frames::PythonError;
 /// Exit status reported for an execution that a limit or a guest failure stopped.
 pub(crate) const STOPPED_RETURN_CODE: i32 = 1;
@@ -18,6 +19,8 @@ pub(crate) const STOPPED_RETURN_CODE: i32 = 1;
 pub struct ExecuteRequest<'a> {
     pub code: &'a str,
     pub tools: &'a [GuestTool],
+    /// Put into the working directory (replacing files of the same name) before the code runs.
+    pub files: &'a [PlacedFile],
     pub limits: Limits,
     /// Host time in ns since the Unix epoch for this step; `None` means now. Replay passes
     /// the recorded time so that the guest sees the same clock.
@@ -61,6 +64,8 @@ pub struct Outcome {
     /// Time the script ran, not counting waits for tool results.
     pub run_time: Duration,
     pub tool_calls: u64,
+    /// Files under the working directory the execution created or changed (none when stopped).
+    pub files: Vec<OutputFile>,
 }
 
 /// Why an execution was stopped before the script finished.
