@@ -43,7 +43,7 @@ pub(super) async fn replay_command(
         // carries no file bytes, so executions given files cannot be replayed from one).
         let mut uploads = crate::engine::UploadBytes::new();
         if let Some(store) = &opened {
-            for id in crate::engine::replay::uploads_named(&history) {
+            for id in crate::engine::replay::uploads_named(&history, &target) {
                 if let Some((_, bytes)) = store.file_content(&history.owner, &id).await.map_err(|e| e.to_string())? {
                     uploads.insert(id, bytes.into());
                 }

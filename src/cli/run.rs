@@ -38,26 +38,46 @@ fn read_inputs(paths: &[PathBuf], storage_bytes: u64) -> Result<Vec<engine::Uplo
         if uploads.iter().any(|u| u.record.path == name) {
             return Err(format!("--file {}: two files are named {name:?}", path.display()));
         }
-        let size = std::fs::metadata(path).map_err(|e| format!("--file {}: {e}", path.display()))?.len();
-        total += size;
+        // Read at most one byte past what may still fit: a device or a pipe is bounded too.
+        let room = storage_bytes - total;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| std::io::Read::read_to_end(&mut std::io::Read::take(file, room + 1), &mut bytes))
+            .map_err(|e| format!("--file {}: {e}", path.display()))?;
+        total += bytes.len() as u64;
         if total > storage_bytes {
             return Err(format!("--file: the files are more than the storage limit of {storage_bytes} bytes"));
         }
-        let bytes = std::fs::read(path).map_err(|e| format!("--file {}: {e}", path.display()))?;
         uploads.push(engine::Upload::new(format!("local:{name}"), name.to_owned(), bytes.into()));
     }
     Ok(uploads)
 }
 
-/// Writes the script's output files under `dir`; each path was checked to stay inside it.
+/// Writes the script's output files under `dir`. The script chose every name, so each path
+/// is checked to stay inside `dir`, no directory on the way may be a symbolic link (one could
+/// point anywhere), and no file already there is replaced.
 fn write_outputs(dir: &Path, files: &[crate::sandbox::OutputFile]) -> Result<(), String> {
+    let fail = |path: &Path, e: &dyn std::fmt::Display| format!("--out {}: {e}", path.display());
+    std::fs::create_dir_all(dir).map_err(|e| fail(dir, &e))?;
     for file in files {
         crate::sandbox::check_relative_path(&file.path).map_err(|e| format!("output file: {e}"))?;
-        let target = dir.join(&file.path);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("--out {}: {e}", parent.display()))?;
+        let mut at = dir.to_path_buf();
+        let mut parts: Vec<&str> = file.path.split('/').collect();
+        let name = parts.pop().expect("a checked path has a name");
+        for part in parts {
+            at.push(part);
+            match std::fs::symlink_metadata(&at) {
+                Ok(meta) if meta.file_type().is_dir() => {}
+                Ok(_) => return Err(fail(&at, &"exists and is not a directory (links are not followed)")),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    std::fs::create_dir(&at).map_err(|e| fail(&at, &e))?
+                }
+                Err(e) => return Err(fail(&at, &e)),
+            }
         }
-        std::fs::write(&target, &file.bytes).map_err(|e| format!("--out {}: {e}", target.display()))?;
+        at.push(name);
+        let mut out = std::fs::OpenOptions::new().write(true).create_new(true).open(&at).map_err(|e| fail(&at, &e))?;
+        std::io::Write::write_all(&mut out, &file.bytes).map_err(|e| fail(&at, &e))?;
     }
     Ok(())
 }

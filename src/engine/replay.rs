@@ -81,9 +81,11 @@ pub async fn replay(
     })
 }
 
-/// The ids of every file the executions of `history` were given: what a replay must fetch.
-pub(crate) fn uploads_named(history: &ContainerHistory) -> Vec<String> {
-    let ids: std::collections::BTreeSet<_> = history.executions.iter().flat_map(execution_uploads).collect();
+/// The ids of every file the executions of `history` up to `target` were given: what a replay
+/// of `target` must fetch.
+pub(crate) fn uploads_named(history: &ContainerHistory, target: &str) -> Vec<String> {
+    let end = history.executions.iter().position(|e| e.execution_id == target).map_or(0, |i| i + 1);
+    let ids: std::collections::BTreeSet<_> = history.executions[..end].iter().flat_map(execution_uploads).collect();
     ids.into_iter().collect()
 }
 
@@ -177,6 +179,18 @@ pub(crate) async fn replay_one(
                 }
                 if outcome.value_repr != finished.value_repr {
                     return Ok(Some(format!("value {:?}, recorded {:?}", outcome.value_repr, finished.value_repr)));
+                }
+                let files: Vec<_> =
+                    outcome.files.iter().map(|f| super::files::output_record(&execution.execution_id, f)).collect();
+                if files != finished.files {
+                    let names = |records: &[crate::audit::FileRecord]| {
+                        records.iter().map(|f| format!("{} ({} bytes)", f.path, f.size_bytes)).collect::<Vec<_>>()
+                    };
+                    return Ok(Some(format!(
+                        "output files {:?}, recorded {:?}",
+                        names(&files),
+                        names(&finished.files)
+                    )));
                 }
                 return Ok(None);
             }

@@ -194,6 +194,12 @@ impl Run {
         &self.output_files
     }
 
+    /// Forgets the output files whose bytes could not be kept: the result names only files
+    /// that can be downloaded (the audit record still lists every file the script wrote).
+    pub(crate) fn keep_only_outputs(&mut self, kept: &[String]) {
+        self.output_files.retain(|f| kept.contains(&f.file_id));
+    }
+
     /// The same run, its spans part of the trace `parent` names.
     pub fn with_trace_parent(mut self, parent: Option<super::trace::TraceParent>) -> Self {
         self.trace_parent = parent;

@@ -41,6 +41,42 @@ fn run_prints_output_and_exits_with_the_return_code() {
     assert!(text(&failing.stderr).contains("KeyError: 'k'"), "{}", text(&failing.stderr));
 }
 
+/// `--file` puts files in, `--out` takes what the script wrote, and never leaves its directory:
+/// not through a link already there, not by replacing a file.
+#[test]
+fn run_takes_files_in_and_writes_outputs_only_inside_out() {
+    let s = Scratch::new("files");
+    let input = s.file("sales.csv", "region,amount\nnorth,10\nsouth,7\n");
+    let script = s.file(
+        "sum.py",
+        "import os\nrows = open('sales.csv').read().splitlines()[1:]\nos.makedirs('deep/er', exist_ok=True)\n\
+         open('deep/er/count.txt', 'w').write(str(len(rows)))\nopen('/tmp/scratch', 'w').write('not returned')\n",
+    );
+    let out = s.dir.join("out");
+    let _ = std::fs::remove_dir_all(&out);
+    let ran = sluice(&["run", &script, "--file", &input, "--out", out.to_str().unwrap()]);
+    assert_eq!(ran.status.code(), Some(0), "{}", text(&ran.stderr));
+    assert_eq!(std::fs::read_to_string(out.join("deep/er/count.txt")).unwrap(), "2");
+    assert!(!out.join("sales.csv").exists() && !out.join("tmp").exists(), "inputs and /tmp are not outputs");
+
+    // Again into the same directory: the file there is not replaced.
+    let again = sluice(&["run", &script, "--file", &input, "--out", out.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again.stderr));
+    assert!(text(&again.stderr).contains("count.txt"), "{}", text(&again.stderr));
+
+    // A link inside --out that points elsewhere is not followed.
+    let elsewhere = s.dir.join("elsewhere");
+    let _ = std::fs::remove_dir_all(&elsewhere);
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let linked = s.dir.join("linked");
+    let _ = std::fs::remove_dir_all(&linked);
+    std::fs::create_dir_all(&linked).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, linked.join("deep")).unwrap();
+    let refused = sluice(&["run", &script, "--file", &input, "--out", linked.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing was written through the link");
+}
+
 #[test]
 fn run_answers_tools_from_a_file_in_call_order() {
     let s = Scratch::new("answers");

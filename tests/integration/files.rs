@@ -139,7 +139,7 @@ async fn a_script_reads_an_upload_its_outputs_download_and_a_restart_keeps_them(
         assert_eq!((&meta["mime_type"], &meta["source"]), (&json!(mime), &json!("output")), "{meta}");
         let (content_type, bytes) = api.download("k1", id).await;
         assert_eq!((content_type.as_str(), String::from_utf8(bytes).unwrap().as_str()), (*mime, *text), "{name}");
-        output_ids.push(id.to_owned());
+        output_ids.push((*name, id.to_owned()));
     }
 
     // Listing: newest first, in pages.
@@ -165,7 +165,7 @@ async fn a_script_reads_an_upload_its_outputs_download_and_a_restart_keeps_them(
         "{after}"
     );
     assert_eq!(after["result"]["content"], json!([]), "nothing changed: {after}");
-    for id in &output_ids {
+    for (_, id) in &output_ids {
         assert!(!api.download("k1", id).await.1.is_empty());
     }
 
@@ -178,8 +178,16 @@ async fn a_script_reads_an_upload_its_outputs_download_and_a_restart_keeps_them(
     let (status, deleted) = api.send(api.client.delete(format!("{}/v1/files/{upload_id}", api.base)), "k1").await;
     assert_eq!((status, deleted), (200, json!({"id": upload_id, "type": "file_deleted"})));
     assert_eq!(api.get("k1", &format!("/v1/files/{upload_id}")).await.0, 404);
-    let (_, kept) = api.post("k1", "/v1/executions", json!({"code": "print(open('sales.csv').read() == '''" .to_owned() + SALES + "''')", "container": container})).await;
+    let same = format!("print(open('sales.csv').read() == {SALES:?})");
+    let (_, kept) = api.post("k1", "/v1/executions", json!({"code": same, "container": container})).await;
     assert_eq!(kept["result"]["stdout"], "True\n", "{kept}");
+
+    // An output is placed into a new container where it was written, directory and all.
+    let (_, json_id) = output_ids.iter().find(|(name, _)| *name == "reports/summary.json").unwrap();
+    let placing = json!({"code": "print(open('reports/summary.json').read())",
+                         "files": [{"type": "container_upload", "file_id": json_id}]});
+    let (_, placed) = api.post("k1", "/v1/executions", placing).await;
+    assert_eq!(placed["result"]["stdout"], "{\"north\": 15, \"south\": 7}\n", "{placed}");
 }
 
 /// A file can come with tool results, as a user turn carries `container_upload` blocks beside

@@ -38,12 +38,13 @@ class _Calls:
         self.sent.add(seq)
         frame = _pending_frame([(seq, name, input_json)], [], None)
         answer = _sluice_abi.wait(frame)
-        _sluice_fs.place_all(answer.get("files"))  # an OSError reaches the awaiting script
+        found = (seq, None, None)
         for result in answer.get("results") or ():
             if result[0] == seq:
                 self.sent.discard(seq)
-                return (seq, *_settled_value(result))
-        return seq, None, None
+                found = (seq, *_settled_value(result))
+        _sluice_fs.place_all(answer.get("files"))  # an OSError reaches the awaiting script
+        return found
 
     def register_sent(self, seq, waiter):
         """Gives a call the host already holds (see `call_now`) a waiter."""

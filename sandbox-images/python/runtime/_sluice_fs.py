@@ -19,8 +19,12 @@ import io
 import os
 import posixpath
 import stat as _stat
+import sys
 import time
 import weakref
+
+# The interpreter's own `open`, for the descriptors of the standard streams (0, 1, 2).
+_stream_open = io.open
 
 WORKDIR = "/workspace"
 TMPDIR = "/tmp"
@@ -58,6 +62,17 @@ class _File:
 
 def _error(cls, code, path, detail=None):
     return cls(code, detail or os.strerror(code), path)
+
+
+def _check_new_name(name, path):
+    """A name the host can hand back as it is: UTF-8, no control character (the host's
+    `check_file_name` holds files it receives to the same rule)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _error(OSError, errno.EILSEQ, path, "file names must be valid UTF-8 in this sandbox") from None
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
+        raise _error(OSError, errno.EINVAL, path, "file names cannot hold control characters in this sandbox")
 
 
 class FileSystem:
@@ -98,6 +113,8 @@ class FileSystem:
         full = posixpath.normpath(posixpath.join(self.cwd, path))
         if full.startswith("//"):
             full = "/" + full.lstrip("/")
+        if len(full.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+            raise _error(OSError, errno.ENAMETOOLONG, path)
         return full
 
     def _parts(self, full):
@@ -123,6 +140,8 @@ class FileSystem:
         name = parts[-1]
         if len(name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
             raise _error(OSError, errno.ENAMETOOLONG, path)
+        if for_writing:
+            _check_new_name(name, path)
         node = self.root
         for part in parts[:-1]:
             node = node.children.get(part) if isinstance(node, _Dir) else None
@@ -263,7 +282,11 @@ class FileSystem:
 
     # -- between the host and the script ----------------------------------------------------
     def place(self, name, data):
-        """An uploaded file, put into the working directory under its name."""
+        """An uploaded file, put into the working directory under its name (a relative path:
+        a file an execution wrote under a directory comes back where it was)."""
+        parent = posixpath.dirname(WORKDIR + "/" + name)
+        if self.lookup(parent) is None:
+            _makedirs(parent, exist_ok=True)
         self.write_file(WORKDIR + "/" + name, data, mark_changed=False)
 
     def outputs(self):
@@ -292,9 +315,16 @@ fs = FileSystem()
 
 
 def place_all(files):
-    """Files from the host, `[name, base64]` each, put into the working directory."""
+    """Files from the host, `[name, base64]` each, put into the working directory; all are
+    tried, and the first failure is raised after."""
+    failure = None
     for name, encoded in files or ():
-        fs.place(name, binascii.a2b_base64(encoded))
+        try:
+            fs.place(name, binascii.a2b_base64(encoded))
+        except (OSError, ValueError, binascii.Error) as exc:
+            failure = failure or exc
+    if failure is not None:
+        raise failure
 
 
 # -- open -----------------------------------------------------------------------------------
@@ -406,6 +436,8 @@ def _parse_mode(mode):
 
 def open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None):
     """`open` over the container's tree (same signature and errors as the built-in)."""
+    if isinstance(file, int) and file in (0, 1, 2):
+        return _stream_open(file, mode, buffering, encoding, errors, newline, closefd)
     chars = _parse_mode(mode)
     binary = "b" in chars
     if binary and encoding is not None:
@@ -454,8 +486,8 @@ def flush_open_files():
         try:
             if not handle.closed:
                 handle.flush()
-        except Exception:  # noqa: BLE001 - a file that cannot flush keeps its old bytes
-            pass
+        except Exception as exc:  # noqa: BLE001 - a file that cannot flush keeps its old bytes
+            sys.stderr.write(f"[sluice: an open file could not be written back: {exc}]\n")
 
 
 # -- os -------------------------------------------------------------------------------------
@@ -600,6 +632,17 @@ def _readlink(path, *, dir_fd=None):
     raise _error(OSError, errno.EINVAL, path)
 
 
+def _touch(self, mode=0o666, exist_ok=True):
+    """`pathlib.Path.touch`, which would otherwise need `os.open`."""
+    node = fs.lookup(self)
+    if node is None:
+        fs.write_file(self, b"")
+    elif not exist_ok:
+        raise _error(FileExistsError, errno.EEXIST, os.fspath(self))
+    else:
+        node.mtime = time.time()
+
+
 def _getcwdb():
     return fs.cwd.encode()
 
@@ -636,6 +679,9 @@ def install():
         setattr(os, name, function)
     # Descriptors of the standard streams still work; none can name a file of the tree.
     os.open = _no_descriptors("open")
+    import pathlib
+
+    pathlib.Path.touch = _touch
     os.supports_fd = set()
     os.supports_dir_fd = set()
     os.supports_follow_symlinks = set()

@@ -251,8 +251,8 @@ class SluiceLoop(events.AbstractEventLoop):
             if frame is None:
                 return future.result()
             answer = _sluice_abi.wait(frame)
-            _sluice_fs.place_all(answer.get("files"))  # an OSError reaches the awaiting script
             _calls.apply(answer.get("results") or [])
+            _sluice_fs.place_all(answer.get("files"))  # an OSError reaches the awaiting script
 
     def run_forever(self):
         raise RuntimeError("run_forever() cannot work in a Sluice sandbox; await the work instead")

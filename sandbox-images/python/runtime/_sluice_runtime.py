@@ -178,6 +178,7 @@ def _execute(request):
 def _resume(request):
     if _execution is None:
         return {"kind": "fault", "message": "no execution is waiting for results"}
+    _calls.apply(request.get("results") or [])
     try:
         _sluice_fs.place_all(request.get("files"))
     except (OSError, ValueError, binascii.Error) as exc:
@@ -185,7 +186,6 @@ def _resume(request):
         _execution.main.cancel()
         cancel_leftovers(_execution.loop)
         return _done(exc=exc)
-    _calls.apply(request.get("results") or [])
     return _step(_execution)
 
 

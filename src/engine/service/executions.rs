@@ -152,6 +152,7 @@ impl Service {
 
     pub(super) async fn reply_now(&self, owner: &Owner, id: &str, reply: Reply) -> Result<ExecutionView, ServiceError> {
         let not_waiting = || ServiceError::Conflict(format!("execution {id} is not waiting for {}", reply.what()));
+        let placed_files = matches!(&reply, Reply::ToolResults { files, .. } if !files.is_empty());
         let container_id = match self.find_execution(owner, id) {
             Ok(execution) => lock(&execution.view).container_id,
             Err(not_here) => {
@@ -186,6 +187,14 @@ impl Service {
         let moved = match reply {
             Reply::ToolResults { answers, files } => match waiting.check_answers(answers) {
                 Ok(answers) => {
+                    if !files.is_empty() && !waiting.run().approval_calls.is_empty() {
+                        slot.waiting = Some(waiting);
+                        return Err(ServiceError::InvalidRequest(
+                            "files come with the tool results that resume the script; calls of this execution \
+                             still wait for approval, so send the files once they are decided"
+                                .into(),
+                        ));
+                    }
                     let storage_bytes = waiting.run().limits().storage_bytes;
                     let uploads = match self.uploads_for(owner, &files, storage_bytes).await {
                         Ok(uploads) => uploads,
@@ -216,7 +225,7 @@ impl Service {
         let mut moved = moved;
         self.keep_run_outputs(&entry, &mut moved).await;
         let view = self.after_progress(&entry, &mut slot, &execution, moved);
-        self.save_after_execution(&entry, &mut slot, false).await;
+        self.save_after_execution(&entry, &mut slot, placed_files).await;
         Ok(view)
     }
 
@@ -252,11 +261,14 @@ impl Service {
             return;
         }
         let files = std::mem::take(&mut outcome.files);
-        let kept = self.keep_outputs(&entry.owner, &entry.id.to_string(), run.id(), run.output_files(), &files).await;
-        if let Err(e) = kept {
+        let (kept, failure) =
+            self.keep_outputs(&entry.owner, &entry.id.to_string(), run.id(), run.output_files(), &files).await;
+        if let Some(e) = failure {
             tracing::warn!(execution = %run.id(), error = %e, "could not keep an execution's output files");
-            outcome.stderr.push_str(&format!("[sluice: the output files could not be kept: {e}]\n"));
+            let left = files.len() - kept.len();
+            outcome.stderr.push_str(&format!("[sluice: {left} output files were not kept: {e}]\n"));
         }
+        run.keep_only_outputs(&kept);
     }
 
     pub(super) fn after_progress(

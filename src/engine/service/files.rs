@@ -241,7 +241,8 @@ impl Service {
         Ok(bytes)
     }
 
-    /// Keeps an execution's output files under the ids its audit record gave them.
+    /// Keeps an execution's output files under the ids its audit record gave them, within the
+    /// key's quota; returns the ids kept and why the others were not.
     pub(super) async fn keep_outputs(
         &self,
         owner: &Owner,
@@ -249,8 +250,33 @@ impl Service {
         execution_id: &str,
         records: &[FileRecord],
         files: &[OutputFile],
-    ) -> Result<(), ServiceError> {
+    ) -> (Vec<String>, Option<ServiceError>) {
+        let mut kept = Vec::new();
         for (record, file) in records.iter().zip(files) {
+            match self.keep_output(owner, container_id, execution_id, record, file).await {
+                Ok(()) => kept.push(record.file_id.clone()),
+                Err(e) => return (kept, Some(e)),
+            }
+        }
+        (kept, None)
+    }
+
+    async fn keep_output(
+        &self,
+        owner: &Owner,
+        container_id: &str,
+        execution_id: &str,
+        record: &FileRecord,
+        file: &OutputFile,
+    ) -> Result<(), ServiceError> {
+        let (count, bytes) = self.file_usage(owner).await?;
+        if count >= MAX_FILES_PER_KEY || bytes + file.bytes.len() as u64 > MAX_FILE_BYTES_PER_KEY {
+            return Err(ServiceError::Quota(format!(
+                "this API key keeps {count} files of {bytes} bytes, the most it may \
+                 ({MAX_FILES_PER_KEY} files, {MAX_FILE_BYTES_PER_KEY} bytes): delete some"
+            )));
+        }
+        {
             let new = NewFile {
                 id: &record.file_id,
                 owner,

@@ -46,6 +46,14 @@ impl Service {
         let child_id = Uuid::new_v4();
         let (container, _) = self.inner.sandbox.restore_container(child_id, id, &snapshot).await?;
         let entry = self.adopt_new(owner, container, forked_from, started).await?;
+        // Saved at once: brought back from its chain instead, it would replay its parent's
+        // executions, which may need files their owner has deleted since.
+        if self.inner.store.is_some() {
+            let mut slot = entry.slot.lock().await;
+            if let Err(e) = self.persist(&entry, &mut slot).await {
+                tracing::warn!(container = %entry.id, error = %e, "could not save a new fork");
+            }
+        }
         Ok(self.container_view(&entry, super::ContainerState::Idle, 0))
     }
 }

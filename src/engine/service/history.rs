@@ -113,7 +113,7 @@ impl Service {
         let _permit = self.inner.replays.admit(owner, &self.inner.config.quotas)?;
         let history = self.stored_history(owner, execution_id).await?;
         let history = self.full_history(&history.container_id).await?;
-        let uploads = self.upload_bytes(owner, &crate::engine::replay::uploads_named(&history)).await?;
+        let uploads = self.upload_bytes(owner, &crate::engine::replay::uploads_named(&history, execution_id)).await?;
         replay(&self.inner.sandbox, &history, execution_id, &uploads).await.map_err(|e| match e {
             crate::engine::replay::ReplayError::Sandbox(e) => ServiceError::from(e),
             other => ServiceError::Conflict(other.to_string()),

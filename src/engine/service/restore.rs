@@ -150,13 +150,13 @@ impl Service {
         mut container: Container,
         executions: &[ExecutionHistory],
     ) -> Result<Container, ServiceError> {
-        let ids: std::collections::BTreeSet<String> =
-            executions.iter().flat_map(crate::engine::replay::execution_uploads).collect();
-        let uploads = self.upload_bytes(owner, &ids.into_iter().collect::<Vec<_>>()).await?;
         for execution in executions {
             if execution.finished.as_ref().is_none_or(|f| f.status != crate::audit::FinishStatus::Completed) {
                 continue;
             }
+            // Each execution's files, fetched for it alone: never a container's every upload at once.
+            let ids: Vec<String> = crate::engine::replay::execution_uploads(execution).collect();
+            let uploads = self.upload_bytes(owner, &ids).await?;
             let divergence =
                 crate::engine::replay::replay_one(&mut container, execution, &uploads).await.map_err(|e| match e {
                     crate::engine::replay::ReplayError::Sandbox(e) => ServiceError::from(e),

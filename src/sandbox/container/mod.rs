@@ -352,9 +352,11 @@ impl Container {
                 if out_of_memory {
                     return Ok(self.stop(StopReason::MemoryLimit).await);
                 }
-                let storage_bytes = self.running.as_ref().expect("inside an execution").limits.storage_bytes;
+                // Bounded by the most any limit allows, not this execution's: the tree may hold
+                // more, written under an earlier execution's higher limit.
+                let most = super::limits::OPERATOR_CEILING.storage_bytes;
                 let mut done = done;
-                let files = match decode_outputs(std::mem::take(&mut done.files), storage_bytes) {
+                let files = match decode_outputs(std::mem::take(&mut done.files), most) {
                     Ok(files) => files,
                     Err(e) => return Ok(self.stop(StopReason::GuestFault(e)).await),
                 };

@@ -72,6 +72,10 @@ try:
     os.rmdir("/tmp")
 except PermissionError as e:
     print("PermissionError", errno.errorcode[e.errno])
+pathlib.Path("touched").touch()
+pathlib.Path("touched").touch()
+print("touched", os.path.getsize("touched"))
+os.remove("touched")
 with open("ünï cödé (1).txt", "w", encoding="utf-8") as f:
     print("名前", file=f)
 print(open("ünï cödé (1).txt", encoding="utf-8").read().strip(), sorted(os.listdir(".")))
