@@ -49,7 +49,7 @@ pub(super) async fn submit_tool_results(
     ApiJson(body): ApiJson<ToolResults>,
 ) -> Result<Json<Execution>, ApiError> {
     let answers = body.tool_results.into_iter().map(types::ToolResultBlock::into_answer).collect();
-    let files = body.files.into_iter().map(|f| f.file_id).collect();
+    let files = body.files.into_iter().map(types::FileParam::file_id).collect();
     let view = state.service.submit_tool_results_with_files(&owner, &id, answers, files).await?;
     Ok(Json(Execution::from_view(view, false)))
 }

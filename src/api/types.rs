@@ -36,9 +36,31 @@ pub(crate) struct CreateExecution {
     #[schema(value_type = Object)]
     pub limits: LimitOverrides,
     /// Files to put into the container's working directory (`/workspace`) before the code
-    /// runs: Anthropic's `container_upload` blocks, naming files of `POST /v1/files`.
+    /// runs: file ids, or Anthropic's `container_upload` blocks, naming files of `POST /v1/files`.
     #[serde(default)]
-    pub files: Vec<ContainerUpload>,
+    #[schema(value_type = Vec<Object>)]
+    pub files: Vec<FileParam>,
+    /// Content blocks of the turn, as a Messages request carries them: `container_upload`
+    /// blocks place files as `files` does.
+    #[serde(default)]
+    pub content: Vec<ContainerUpload>,
+}
+
+/// A file to place: its id, or a `container_upload` block naming it.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum FileParam {
+    Id(String),
+    Block(ContainerUpload),
+}
+
+impl FileParam {
+    pub(crate) fn file_id(self) -> String {
+        match self {
+            Self::Id(id) => id,
+            Self::Block(block) => block.file_id,
+        }
+    }
 }
 
 /// Anthropic's `container_upload` block.
@@ -73,7 +95,12 @@ impl CreateExecution {
             tool_names: self.tool_names,
             server_side_tools: false,
             limits: self.limits,
-            files: self.files.into_iter().map(|f| f.file_id).collect(),
+            files: self
+                .files
+                .into_iter()
+                .map(FileParam::file_id)
+                .chain(self.content.into_iter().map(|b| b.file_id))
+                .collect(),
             trace_parent: None,
         })
     }
@@ -177,10 +204,11 @@ pub(crate) struct PreviewBody {
 #[serde(deny_unknown_fields)]
 pub(crate) struct ToolResults {
     pub tool_results: Vec<ToolResultBlock>,
-    /// Files to put into `/workspace` before the script resumes: `container_upload` blocks,
-    /// as a user turn with tool results may carry them.
+    /// Files to put into `/workspace` before the script resumes: ids or `container_upload`
+    /// blocks, as a user turn with tool results may carry them.
     #[serde(default)]
-    pub files: Vec<ContainerUpload>,
+    #[schema(value_type = Vec<Object>)]
+    pub files: Vec<FileParam>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -269,6 +269,16 @@ async fn bad_uploads_get_typed_errors() {
         api.post("k1", "/v1/executions", json!({"code": "1", "files": [{"type": "container_upload"}]})).await;
     assert_eq!(status, 400, "a block without file_id: {body}");
 
+    // The contract's other shapes: an id alone in `files`, a block in `content`.
+    let read = "print(open('same.txt').read())";
+    let (_, body) = api.post("k1", "/v1/executions", json!({"code": read, "files": [a["id"]]})).await;
+    assert_eq!(body["result"]["stdout"], "one\n", "{body}");
+    let (_, body) = api.post("k1", "/v1/executions", json!({"code": read, "content": [block(&b)]})).await;
+    assert_eq!(body["result"]["stdout"], "two\n", "{body}");
+    let (status, body) =
+        api.post("k1", "/v1/executions", json!({"code": read, "content": [{"type": "image", "file_id": "x"}]})).await;
+    assert_eq!(status, 400, "{body}");
+
     // A script that fills its storage gets ENOSPC, and the container keeps serving.
     let filling = "import errno\ntry:\n    open('big', 'wb').write(b'x' * 2000)\nexcept OSError as e:\n    print(e.errno == errno.ENOSPC)";
     let (_, body) = api.post("k1", "/v1/executions", json!({"code": filling, "limits": {"storage_bytes": 1000}})).await;
