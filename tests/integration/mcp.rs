@@ -57,6 +57,26 @@ fn processes_mentioning(marker: &str) -> Vec<String> {
         .collect()
 }
 
+/// CPU a stdio SQLite MCP server has used once its slow query is surely under way: its start
+/// (Python, the `mcp` package) takes about one second of CPU.
+const QUERY_UNDER_WAY_CPU_SECONDS: f64 = 4.0;
+
+/// User and system CPU time the processes `pids` have used, from `/proc/PID/stat`.
+fn cpu_seconds(pids: &[String]) -> f64 {
+    let ticks: u64 = pids
+        .iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+        .filter_map(|stat| {
+            // Fields after the command name (which may hold spaces) start at its closing paren;
+            // utime and stime are the 14th and 15th fields of the line.
+            let rest = stat.rsplit_once(')')?.1;
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+        })
+        .sum();
+    ticks as f64 / 100.0
+}
+
 const JOIN: &str = r#"
 import ast, asyncio, json, sluice
 await sqlite__create_table(query="CREATE TABLE orders (id INTEGER PRIMARY KEY, city TEXT, placed TEXT)")
@@ -156,7 +176,16 @@ async fn a_server_killed_mid_call_is_unavailable_and_the_next_call_starts_it_aga
         let app = app.clone();
         tokio::spawn(async move { execute(&app, "a", &code, &["sqlite__read_query", "sqlite__list_tables"]).await })
     };
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // Killed mid-call, not mid-start (a start cut off is another case: its failure holds the
+    // next start back by the restart backoff). Python's start alone takes seconds of CPU on a
+    // loaded machine, so wall time says little: wait until the server has burnt well past
+    // what starting takes, which only the running query does.
+    let waited = std::time::Instant::now();
+    while cpu_seconds(&processes_mentioning(&database.to_string_lossy())) < QUERY_UNDER_WAY_CPU_SECONDS
+        && waited.elapsed() < Duration::from_secs(50)
+    {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let server = processes_mentioning(&database.to_string_lossy());
     assert!(!server.is_empty(), "the server was running");
     for pid in server {
