@@ -15,8 +15,13 @@ pub struct Upload {
 
 impl Upload {
     pub fn new(file_id: String, name: String, bytes: Arc<[u8]>) -> Self {
-        let record = FileRecord { file_id, path: name, size_bytes: bytes.len() as u64, sha256: sha256_hex(&bytes) };
-        Self { record, bytes }
+        let sha256 = sha256_hex(&bytes);
+        Self::checked(file_id, name, sha256, bytes)
+    }
+
+    /// An upload whose `sha256` was already checked against its bytes.
+    pub(crate) fn checked(file_id: String, name: String, sha256: String, bytes: Arc<[u8]>) -> Self {
+        Self { record: FileRecord { file_id, path: name, size_bytes: bytes.len() as u64, sha256 }, bytes }
     }
 
     pub(crate) fn placed(&self) -> PlacedFile {

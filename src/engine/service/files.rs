@@ -37,13 +37,7 @@ impl Service {
                 content.len()
             )));
         }
-        let (count, bytes) = self.file_usage(owner).await?;
-        if count >= MAX_FILES_PER_KEY || bytes + content.len() as u64 > MAX_FILE_BYTES_PER_KEY {
-            return Err(ServiceError::Quota(format!(
-                "this API key keeps {count} files of {bytes} bytes; it may keep {MAX_FILES_PER_KEY} files of \
-                 {MAX_FILE_BYTES_PER_KEY} bytes: delete some first"
-            )));
-        }
+        within_quota(self.file_usage(owner).await?, content.len())?;
         let id = format!("file_{}", Uuid::new_v4().simple());
         let sha256 = sha256_hex(content);
         let file = NewFile {
@@ -220,7 +214,8 @@ impl Service {
                     "the files given are {total} bytes or more, past the storage limit of {storage_bytes} bytes"
                 )));
             }
-            uploads.push(Upload::new(row.id, row.filename, content));
+            // `file_content` checked the bytes against the stored hash: no need to hash them again.
+            uploads.push(Upload::checked(row.id, row.filename, row.sha256, content));
         }
         Ok(uploads)
     }
@@ -242,7 +237,8 @@ impl Service {
     }
 
     /// Keeps an execution's output files under the ids its audit record gave them, within the
-    /// key's quota; returns the ids kept and why the others were not.
+    /// key's quota (its usage read once, then counted on); returns the ids kept and why the
+    /// others were not.
     pub(super) async fn keep_outputs(
         &self,
         owner: &Owner,
@@ -252,31 +248,14 @@ impl Service {
         files: &[OutputFile],
     ) -> (Vec<String>, Option<ServiceError>) {
         let mut kept = Vec::new();
+        let mut usage = match self.file_usage(owner).await {
+            Ok(usage) => usage,
+            Err(e) => return (kept, Some(e)),
+        };
         for (record, file) in records.iter().zip(files) {
-            match self.keep_output(owner, container_id, execution_id, record, file).await {
-                Ok(()) => kept.push(record.file_id.clone()),
-                Err(e) => return (kept, Some(e)),
+            if let Err(e) = within_quota(usage, file.bytes.len()) {
+                return (kept, Some(e));
             }
-        }
-        (kept, None)
-    }
-
-    async fn keep_output(
-        &self,
-        owner: &Owner,
-        container_id: &str,
-        execution_id: &str,
-        record: &FileRecord,
-        file: &OutputFile,
-    ) -> Result<(), ServiceError> {
-        let (count, bytes) = self.file_usage(owner).await?;
-        if count >= MAX_FILES_PER_KEY || bytes + file.bytes.len() as u64 > MAX_FILE_BYTES_PER_KEY {
-            return Err(ServiceError::Quota(format!(
-                "this API key keeps {count} files of {bytes} bytes, the most it may \
-                 ({MAX_FILES_PER_KEY} files, {MAX_FILE_BYTES_PER_KEY} bytes): delete some"
-            )));
-        }
-        {
             let new = NewFile {
                 id: &record.file_id,
                 owner,
@@ -288,8 +267,23 @@ impl Service {
                 execution_id: Some(execution_id),
                 content: &file.bytes,
             };
-            self.keep_file(&new).await?;
+            if let Err(e) = self.keep_file(&new).await {
+                return (kept, Some(e));
+            }
+            usage = (usage.0 + 1, usage.1 + file.bytes.len() as u64);
+            kept.push(record.file_id.clone());
         }
-        Ok(())
+        (kept, None)
     }
+}
+
+/// Refuses a file of `adding` bytes to a key that keeps `(count, bytes)` already, past its quota.
+fn within_quota((count, bytes): (u64, u64), adding: usize) -> Result<(), ServiceError> {
+    if count >= MAX_FILES_PER_KEY || bytes + adding as u64 > MAX_FILE_BYTES_PER_KEY {
+        return Err(ServiceError::Quota(format!(
+            "this API key keeps {count} files of {bytes} bytes; it may keep {MAX_FILES_PER_KEY} files of \
+             {MAX_FILE_BYTES_PER_KEY} bytes: delete some first"
+        )));
+    }
+    Ok(())
 }
