@@ -63,5 +63,5 @@ pub use keys::ServerKey;
 
 // The HTTP API and the command line.
 pub use api::auth::{ApiKeys, MetricsAccess};
-pub use api::{AppState, ServeOptions, app, serve, serve_with};
+pub use api::{AppState, ServeOptions, Upstream, app, serve, serve_with};
 pub use cli::main as run_command_line;

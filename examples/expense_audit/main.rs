@@ -40,7 +40,8 @@ pub fn handlers(data: Arc<Data>) -> Vec<(&'static str, Handler)> {
     ]
 }
 
-fn tool_specs() -> Vec<(&'static str, &'static str, Value)> {
+/// The three tools' names, descriptions and input schemas.
+pub fn tool_specs() -> Vec<(&'static str, &'static str, Value)> {
     vec![
         (
             "get_team_members",

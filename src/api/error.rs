@@ -49,6 +49,13 @@ pub enum ApiError {
     /// 529 `overloaded_error` (`overloaded`): no room for another container, or shutting down.
     #[error("{0}")]
     Unavailable(String),
+    /// 404 `not_found_error` (`no_upstream`): `POST /v1/messages` on a service started without `--upstream`.
+    #[error("no upstream model is configured: start the service with --upstream anthropic:URL or openai:URL")]
+    NoUpstream,
+    /// The upstream model refused or failed (`upstream_error`): its status where the client can
+    /// act on it (400, 401, 403, 413, 429, 529) with Anthropic's type for it, else 502 `api_error`.
+    #[error("{message}")]
+    Upstream { status: StatusCode, kind: &'static str, message: String },
     /// 500 `api_error` (`internal`): the cause is logged, not returned.
     #[error("internal error")]
     Internal(String),
@@ -92,6 +99,8 @@ impl ApiError {
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Unavailable(_) => OVERLOADED,
+            Self::NoUpstream => StatusCode::NOT_FOUND,
+            Self::Upstream { status, .. } => *status,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -108,7 +117,8 @@ impl ApiError {
             | Self::Unrestorable(_)
             | Self::TooLarge(_) => "invalid_request_error",
             Self::Unauthenticated => "authentication_error",
-            Self::NotFound(_) => "not_found_error",
+            Self::NotFound(_) | Self::NoUpstream => "not_found_error",
+            Self::Upstream { kind, .. } => kind,
             Self::RateLimited(_) => "rate_limit_error",
             Self::Unavailable(_) => "overloaded_error",
             Self::Internal(_) => "api_error",
@@ -129,6 +139,8 @@ impl ApiError {
             Self::TooLarge(_) => "request_too_large",
             Self::RateLimited(_) => "rate_limit",
             Self::Unavailable(_) => "overloaded",
+            Self::NoUpstream => "no_upstream",
+            Self::Upstream { .. } => "upstream_error",
             Self::Internal(_) => "internal",
         }
     }
@@ -208,6 +220,13 @@ mod tests {
             (ApiError::TooLarge("x".into()), 413, "invalid_request_error", "request_too_large"),
             (ApiError::RateLimited("x".into()), 429, "rate_limit_error", "rate_limit"),
             (ApiError::Unavailable("x".into()), 529, "overloaded_error", "overloaded"),
+            (ApiError::NoUpstream, 404, "not_found_error", "no_upstream"),
+            (
+                ApiError::Upstream { status: StatusCode::BAD_GATEWAY, kind: "api_error", message: "x".into() },
+                502,
+                "api_error",
+                "upstream_error",
+            ),
             (ApiError::Internal("secret detail".into()), 500, "api_error", "internal"),
         ];
         for (error, status, kind, code) in cases {

@@ -4,7 +4,7 @@
 //! until the shutdown future resolves, then shuts down within a bounded time (see [`server`]).
 //!
 //! Handlers live by resource, named after the route: `/v1/executions` in `executions`,
-//! `/v1/containers` in `containers`, `/v1/files` in `files`, `/v1/tools` in `tools`; `/healthz`, `/metrics` and
+//! `/v1/containers` in `containers`, `/v1/files` in `files`, `/v1/tools` in `tools`, `/v1/messages` (the Messages endpoint over an upstream model) in `messages`; `/healthz`, `/metrics` and
 //! `/openapi.json` (with the [`ApiDoc`]) in `ops`; the audit viewer at `/ui` in `ui`. Body limits and the per-key cap on
 //! requests in flight are in `limits`. `/mcp` (Sluice as an MCP server) is in `mcp`.
 
@@ -15,6 +15,7 @@ mod executions;
 mod files;
 mod limits;
 pub(crate) mod mcp;
+pub(crate) mod messages;
 mod ops;
 mod request_id;
 pub(crate) mod server;
@@ -22,6 +23,7 @@ mod tools;
 pub(crate) mod types;
 mod ui;
 
+pub use messages::Upstream;
 pub use server::{ServeOptions, serve_with};
 
 pub(crate) use limits::{BODY_READ_TIMEOUT, MAX_BODY_BYTES};
@@ -53,6 +55,8 @@ pub struct AppState {
     pub image_hash: Arc<str>,
     /// Who may read `/metrics`.
     pub metrics: auth::MetricsAccess,
+    /// The model `POST /v1/messages` forwards to; without one that route answers 404.
+    pub upstream: Option<Arc<Upstream>>,
 }
 
 impl AppState {
@@ -60,7 +64,13 @@ impl AppState {
     /// struct update syntax (`AppState { keys, ..AppState::new(service) }`).
     pub fn new(service: Service) -> Self {
         let image_hash = service.image_hash().into();
-        Self { service, keys: Arc::new(ApiKeys::default()), image_hash, metrics: auth::MetricsAccess::default() }
+        Self {
+            service,
+            keys: Arc::new(ApiKeys::default()),
+            image_hash,
+            metrics: auth::MetricsAccess::default(),
+            upstream: None,
+        }
     }
 }
 
@@ -84,6 +94,7 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/v1/files/{id}", get(files::get_file).delete(files::delete_file))
         .route("/v1/files/{id}/content", get(files::file_content))
+        .route("/v1/messages", post(messages::create_message))
         .route("/v1/tools", post(create_tool).get(list_tools))
         .route("/v1/tools/search", post(search_tools))
         .route("/v1/tools/{name}", get(get_tool).delete(delete_tool))

@@ -17,6 +17,7 @@ use utoipa::OpenApi;
 use super::containers::*;
 use super::executions::*;
 use super::files::*;
+use super::messages::*;
 use super::tools::*;
 
 #[derive(OpenApi)]
@@ -41,6 +42,7 @@ use super::tools::*;
         get_file,
         file_content,
         delete_file,
+        create_message,
         create_tool,
         list_tools,
         get_tool,
@@ -54,6 +56,7 @@ use super::tools::*;
         Execution,
         Container,
         CreateExecution,
+        MessagesRequest,
         ToolResults,
         Approvals,
         PreviewBody,

@@ -26,6 +26,17 @@ pub(crate) struct ServeArgs {
     /// any API key may.
     #[arg(long, env = "SLUICE_METRICS_KEY", hide_env_values = true)]
     pub metrics_key: Option<String>,
+    /// The model `POST /v1/messages` forwards to: `anthropic:URL` (an Anthropic-compatible
+    /// Messages API; URL as Anthropic's SDK takes its base URL) or `openai:URL` (an
+    /// OpenAI-compatible chat completions API such as vLLM, llama.cpp's server or Ollama; URL
+    /// ending in `/v1`, as OpenAI's SDK takes it).
+    #[arg(long, env = "SLUICE_UPSTREAM")]
+    pub upstream: Option<String>,
+    /// The key sent to the upstream. Without it, an open service (no --api-key) passes on the
+    /// key the client presented; a service with keys sends none (a Sluice key is not the
+    /// upstream's).
+    #[arg(long, env = "SLUICE_UPSTREAM_API_KEY", hide_env_values = true)]
+    pub upstream_api_key: Option<String>,
     #[command(flatten)]
     pub service: ServiceArgs,
 }
@@ -61,7 +72,15 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), String> {
         (Some(key), false) => crate::api::auth::MetricsAccess::only_key(key),
         (None, false) => crate::api::auth::MetricsAccess::AnyKey,
     };
-    let state = AppState { keys: std::sync::Arc::new(keys), metrics, ..AppState::new(service) };
+    let upstream = args
+        .upstream
+        .as_deref()
+        .map(|spec| api::Upstream::new(spec, args.upstream_api_key.clone()).map(std::sync::Arc::new))
+        .transpose()?;
+    if let Some(upstream) = &upstream {
+        tracing::info!(endpoint = %upstream.endpoint(), "POST /v1/messages forwards to the upstream model");
+    }
+    let state = AppState { keys: std::sync::Arc::new(keys), metrics, upstream, ..AppState::new(service) };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

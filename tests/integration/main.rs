@@ -24,6 +24,7 @@ mod examples;
 mod files;
 mod fuzz_api;
 mod mcp;
+mod messages;
 mod otlp;
 mod python_cases;
 mod python_client;

@@ -1,0 +1,267 @@
+//! One assistant turn: ask the upstream, run the code it writes in the container, hand it the
+//! result, and again, until the model ends its turn, calls a tool directly, or the code
+//! awaits client tools (then the client answers and the next request resumes it).
+
+use super::history::{self, server_tool_id};
+use super::stream::Sink;
+use super::upstream::{Credentials, Tokens, Upstream, UpstreamRequest};
+use crate::api::error::ApiError;
+use crate::api::types::Execution;
+use crate::engine::service::{ExecutionStatus, ExecutionView, NewExecution, Owner, Service, ServiceError};
+use crate::tools::ToolDefinition;
+use serde_json::{Map, Value, json};
+
+/// Upstream calls one request may make; past them the turn stops with `pause_turn` and the
+/// client sends the conversation again to go on (as Anthropic does with long server tool use).
+pub(crate) const MAX_UPSTREAM_CALLS_PER_REQUEST: usize = 10;
+/// The name the model calls code by, as Anthropic's server tool is named.
+pub(crate) const CODE_TOOL_NAME: &str = "code_execution";
+
+/// The code execution tool of a request, and the tools its code may call.
+#[derive(Debug)]
+pub(crate) struct CodeTool {
+    /// The tool's `type` (`code_execution_20260120`), which callers name.
+    pub caller_type: String,
+    pub tools: Vec<ToolDefinition>,
+}
+
+/// A request, checked and ready: what the upstream is offered and what code may call.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub model: String,
+    pub max_tokens: u64,
+    pub system: Option<Value>,
+    /// The client's conversation, as sent.
+    pub messages: Vec<Value>,
+    /// Tools offered to the upstream model: those it may call directly, and the code tool.
+    pub upstream_tools: Vec<Value>,
+    pub tool_choice: Option<Value>,
+    pub sampling: Map<String, Value>,
+    pub code: Option<CodeTool>,
+    pub container: Option<uuid::Uuid>,
+}
+
+/// How a turn ended.
+#[derive(Debug, Default)]
+pub(crate) struct Ending {
+    pub stop_reason: String,
+    pub stop_sequence: Option<String>,
+    pub tokens: Tokens,
+    /// Executions run or resumed in this request.
+    pub code_runs: u64,
+    pub sluice: crate::engine::Usage,
+    /// The container the code ran in: `{id, expires_at}`.
+    pub container: Option<Value>,
+}
+
+/// What one execution came to.
+enum Settled {
+    /// Waiting for these client calls (`tool_use` blocks with their caller).
+    Paused(Vec<Value>),
+    /// Its `code_execution_tool_result` block, and the tool result the model reads.
+    Finished { block: Value, for_model: Value },
+}
+
+/// Runs the turn, streaming blocks into `sink` as they are decided.
+pub(crate) async fn run(
+    service: &Service,
+    owner: &Owner,
+    upstream: &Upstream,
+    credentials: &Credentials,
+    prepared: Prepared,
+    sink: &mut Sink,
+) -> Result<Ending, ApiError> {
+    let mut ending = Ending::default();
+    let mut container = prepared.container;
+    let mut uploads = history::uploads_of(&prepared.messages);
+    let mut conversation = history::for_upstream(&prepared.messages, CODE_TOOL_NAME)?;
+    if let Some(resume) = history::resume_of(&prepared.messages)? {
+        let code = prepared.code.as_ref().ok_or_else(|| {
+            ApiError::InvalidRequest("the tool results answer code, but no code execution tool is offered".into())
+        })?;
+        let files = std::mem::take(&mut uploads);
+        let view =
+            match service.submit_tool_results_with_files(owner, &resume.execution_id, resume.answers, files).await {
+                Ok(view) => view,
+                // The same request again (a retry after a lost answer): the execution went on then.
+                Err(ServiceError::Conflict(why)) => match service.get_execution(owner, &resume.execution_id).await {
+                    Ok(view) if matches!(view.status, ExecutionStatus::Completed | ExecutionStatus::Failed) => view,
+                    _ => return Err(ApiError::Conflict(why)),
+                },
+                Err(e) => return Err(e.into()),
+            };
+        ending.code_runs += 1;
+        container = Some(view.container_id);
+        match settle(view, &resume.server_tool_id, &code.caller_type, &mut ending)? {
+            Settled::Paused(calls) => return Ok(paused(sink, calls, ending)),
+            Settled::Finished { block, for_model } => {
+                sink.push(block);
+                push_turn(&mut conversation, "user", vec![for_model]);
+            }
+        }
+    }
+    for _ in 0..MAX_UPSTREAM_CALLS_PER_REQUEST {
+        let request = UpstreamRequest {
+            model: &prepared.model,
+            max_tokens: prepared.max_tokens,
+            system: prepared.system.as_ref(),
+            messages: &conversation,
+            tools: &prepared.upstream_tools,
+            tool_choice: prepared.tool_choice.as_ref(),
+            sampling: &prepared.sampling,
+        };
+        let reply = upstream.complete(&request, credentials).await?;
+        ending.tokens.add(reply.usage);
+        let (mut said, mut results, mut direct) = (Vec::new(), Vec::new(), false);
+        for block in reply.content {
+            let is_call = block["type"] == "tool_use";
+            match &prepared.code {
+                Some(code) if is_call && block["name"] == CODE_TOOL_NAME => {
+                    let input = block["input"].clone();
+                    let model_id = block["id"].as_str().unwrap_or_default().to_owned();
+                    let (id, settled) = match input["code"].as_str() {
+                        None => (
+                            model_id.clone(),
+                            refused(&model_id, "the input must have the Python to run as a string `code`"),
+                        ),
+                        Some(source) => {
+                            let new = NewExecution {
+                                code: source.to_owned(),
+                                container,
+                                tools: code.tools.clone(),
+                                server_side_tools: true,
+                                files: std::mem::take(&mut uploads),
+                                ..NewExecution::default()
+                            };
+                            match service.create_execution(owner, new).await {
+                                Ok(view) => {
+                                    ending.code_runs += 1;
+                                    container = Some(view.container_id);
+                                    let id = server_tool_id(&view.id);
+                                    let settled = settle(view, &id, &code.caller_type, &mut ending)?;
+                                    (id, settled)
+                                }
+                                // The model's code was refused (too long, say): the model hears why.
+                                Err(ServiceError::InvalidRequest(why)) => (model_id.clone(), refused(&model_id, &why)),
+                                Err(e) => return Err(e.into()),
+                            }
+                        }
+                    };
+                    sink.push(json!({"type": "server_tool_use", "id": id, "name": CODE_TOOL_NAME, "input": input}));
+                    said.push(json!({"type": "tool_use", "id": id, "name": CODE_TOOL_NAME, "input": input}));
+                    match settled {
+                        Settled::Paused(calls) => return Ok(paused(sink, calls, ending)),
+                        Settled::Finished { block: result, for_model } => {
+                            sink.push(result);
+                            results.push(for_model);
+                        }
+                    }
+                }
+                _ if is_call => {
+                    direct = true;
+                    let mut call = block.clone();
+                    call["caller"] = json!({"type": "direct"});
+                    sink.push(call);
+                    said.push(block);
+                }
+                _ => {
+                    sink.push(block.clone());
+                    said.push(block);
+                }
+            }
+        }
+        if results.is_empty() || direct {
+            ending.stop_reason = if direct { "tool_use".into() } else { reply.stop_reason };
+            ending.stop_sequence = reply.stop_sequence;
+            ending.container = container_ref(service, owner, container, ending.container.take()).await;
+            return Ok(ending);
+        }
+        push_turn(&mut conversation, "assistant", said);
+        push_turn(&mut conversation, "user", results);
+    }
+    ending.stop_reason = "pause_turn".into();
+    ending.container = container_ref(service, owner, container, ending.container.take()).await;
+    Ok(ending)
+}
+
+/// A code call refused before it ran: an error result the model reads.
+fn refused(id: &str, why: &str) -> Settled {
+    Settled::Finished {
+        block: json!({"type": "code_execution_tool_result", "tool_use_id": id,
+            "content": {"type": "code_execution_tool_result_error", "error_code": "invalid_tool_input"}}),
+        for_model: json!({"type": "tool_result", "tool_use_id": id, "content": format!("invalid code input: {why}"), "is_error": true}),
+    }
+}
+
+fn paused(sink: &mut Sink, calls: Vec<Value>, mut ending: Ending) -> Ending {
+    for call in calls {
+        sink.push(call);
+    }
+    ending.stop_reason = "tool_use".into();
+    ending
+}
+
+fn push_turn(conversation: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {
+    match conversation.last_mut() {
+        Some(last) if last["role"] == role => {
+            if let Some(content) = last["content"].as_array_mut() {
+                content.extend(blocks);
+            }
+        }
+        _ => conversation.push(json!({"role": role, "content": blocks})),
+    }
+}
+
+/// The container's `{id, expires_at}`: from the last execution, else looked up.
+async fn container_ref(
+    service: &Service,
+    owner: &Owner,
+    container: Option<uuid::Uuid>,
+    known: Option<Value>,
+) -> Option<Value> {
+    if known.is_some() {
+        return known;
+    }
+    let view = service.get_container(owner, container?).await.ok()?;
+    Some(json!({"id": view.id.to_string(), "expires_at": crate::api::types::rfc3339(view.expires_at)}))
+}
+
+/// An execution's state as blocks: the calls it waits on, or its result.
+fn settle(view: ExecutionView, server_id: &str, caller_type: &str, ending: &mut Ending) -> Result<Settled, ApiError> {
+    ending.container = Some(json!({
+        "id": view.container_id.to_string(),
+        "expires_at": crate::api::types::rfc3339(view.container_expires_at),
+    }));
+    let caller = json!({"type": caller_type, "tool_id": server_id});
+    match view.status {
+        ExecutionStatus::RequiresAction if view.tool_uses.is_empty() => Err(ApiError::Conflict(format!(
+            "execution {} waits for a person to approve a call: decide at POST /v1/executions/{}/approvals, \
+             then send this request again",
+            view.id, view.id
+        ))),
+        ExecutionStatus::RequiresAction | ExecutionStatus::Running => Ok(Settled::Paused(
+            view.tool_uses
+                .iter()
+                .map(|t| json!({"type": "tool_use", "id": t.id, "name": t.name, "input": t.input, "caller": caller}))
+                .collect(),
+        )),
+        ExecutionStatus::Completed | ExecutionStatus::Failed => {
+            let usage = view.usage.clone();
+            let execution = Execution::from_view(view, false);
+            let Some(result) = execution.code_execution_tool_result else {
+                return Err(ApiError::Internal(format!("finished execution {} has no result", execution.id)));
+            };
+            let mut block = serde_json::to_value(&result).map_err(|e| ApiError::Internal(e.to_string()))?;
+            block["tool_use_id"] = json!(server_id);
+            let (text, is_error) = history::result_for_model(&block["content"]);
+            ending.sluice.tool_calls += usage.tool_calls;
+            ending.sluice.tool_result_bytes += usage.tool_result_bytes;
+            ending.sluice.returned_bytes += usage.returned_bytes;
+            ending.sluice.time_ms += usage.time_ms;
+            Ok(Settled::Finished {
+                block,
+                for_model: json!({"type": "tool_result", "tool_use_id": server_id, "content": text, "is_error": is_error}),
+            })
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! The model a Messages request is forwarded to: an Anthropic-compatible Messages API, or an
+//! OpenAI-compatible chat completions API (vLLM, llama.cpp's server, Ollama) through `openai`.
+//!
+//! The conversation is kept in Anthropic's shapes throughout; only the OpenAI dialect
+//! translates, at the wire.
+
+use super::openai;
+use crate::api::error::ApiError;
+use axum::http::StatusCode;
+use serde_json::{Map, Value, json};
+use std::time::Duration;
+
+/// One upstream answer may take this long (a large model on a small machine is slow).
+pub(crate) const UPSTREAM_TIMEOUT: Duration = Duration::from_secs(600);
+/// Connecting to the upstream.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Largest upstream answer read; a longer one is an upstream error.
+pub(crate) const MAX_UPSTREAM_RESPONSE_BYTES: usize = 16 << 20;
+/// The `anthropic-version` sent when the client sent none.
+const DEFAULT_ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// Which wire protocol the upstream speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// `POST {url}/v1/messages`, as Anthropic's SDK takes its `base_url`.
+    Anthropic,
+    /// `POST {url}/chat/completions`, as OpenAI's SDK takes its `base_url` (`.../v1`).
+    OpenAi,
+}
+
+/// An upstream model service, from `--upstream anthropic:URL | openai:URL`.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    dialect: Dialect,
+    endpoint: String,
+    /// Sent to the upstream instead of anything the client presented.
+    api_key: Option<String>,
+    client: reqwest::Client,
+}
+
+/// What one request to the upstream asks: the conversation in Anthropic's shapes.
+#[derive(Debug)]
+pub(crate) struct UpstreamRequest<'a> {
+    pub model: &'a str,
+    pub max_tokens: u64,
+    pub system: Option<&'a Value>,
+    pub messages: &'a [Value],
+    pub tools: &'a [Value],
+    pub tool_choice: Option<&'a Value>,
+    /// Sampling fields passed on as given (`temperature`, `top_p`, `stop_sequences`, ...).
+    pub sampling: &'a Map<String, Value>,
+}
+
+/// What the upstream answered, in Anthropic's shapes.
+#[derive(Debug, Default)]
+pub(crate) struct UpstreamReply {
+    pub content: Vec<Value>,
+    pub stop_reason: String,
+    pub stop_sequence: Option<String>,
+    pub usage: Tokens,
+}
+
+/// The upstream's token counts, summed over a request's upstream calls.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_creation: u64,
+    pub cache_read: u64,
+}
+
+impl Tokens {
+    pub(crate) fn add(&mut self, other: Tokens) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_creation += other.cache_creation;
+        self.cache_read += other.cache_read;
+    }
+}
+
+/// Who the upstream is told the caller is.
+#[derive(Debug, Default)]
+pub(crate) struct Credentials {
+    /// The client's own key, passed on when the service has no key of its own to send.
+    pub client_key: Option<String>,
+    pub anthropic_version: Option<String>,
+}
+
+impl std::str::FromStr for Dialect {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "anthropic" => Ok(Self::Anthropic),
+            "openai" => Ok(Self::OpenAi),
+            other => Err(format!("unknown upstream kind {other:?}: anthropic or openai")),
+        }
+    }
+}
+
+impl Upstream {
+    /// `spec` is `anthropic:URL` or `openai:URL`; `api_key`, when given, is sent upstream in
+    /// place of whatever the client presented.
+    pub fn new(spec: &str, api_key: Option<String>) -> Result<Self, String> {
+        let (kind, base) = spec.split_once(':').ok_or_else(|| format!("--upstream {spec:?}: KIND:URL"))?;
+        let dialect: Dialect = kind.parse()?;
+        let base = url::Url::parse(base).map_err(|e| format!("--upstream {spec:?}: {e}"))?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(format!("--upstream {spec:?}: the URL must be http or https"));
+        }
+        let base = base.as_str().trim_end_matches('/');
+        let endpoint = match dialect {
+            Dialect::Anthropic => format!("{base}/v1/messages"),
+            Dialect::OpenAi => format!("{base}/chat/completions"),
+        };
+        let client = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(UPSTREAM_TIMEOUT)
+            .user_agent(concat!("sluice/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("building the upstream's HTTP client: {e}"))?;
+        Ok(Self { dialect, endpoint, api_key: api_key.filter(|k| !k.is_empty()), client })
+    }
+
+    /// Where requests go (for logs and the health of the configuration).
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// Asks the upstream for the assistant's next turn.
+    pub(crate) async fn complete(
+        &self,
+        request: &UpstreamRequest<'_>,
+        credentials: &Credentials,
+    ) -> Result<UpstreamReply, ApiError> {
+        let key = self.api_key.as_deref().or(credentials.client_key.as_deref());
+        let mut http = self.client.post(&self.endpoint).header("content-type", "application/json");
+        let body = match self.dialect {
+            Dialect::Anthropic => {
+                http = http.header(
+                    "anthropic-version",
+                    credentials.anthropic_version.as_deref().unwrap_or(DEFAULT_ANTHROPIC_VERSION),
+                );
+                if let Some(key) = key {
+                    http = http.header("x-api-key", key);
+                }
+                anthropic_body(request)
+            }
+            Dialect::OpenAi => {
+                if let Some(key) = key {
+                    http = http.bearer_auth(key);
+                }
+                openai::request_body(request)?
+            }
+        };
+        let started = std::time::Instant::now();
+        let response = http.body(body.to_string()).send().await.map_err(|e| unreachable_upstream(&e))?;
+        let status = response.status();
+        let text = read_bounded(response).await?;
+        tracing::info!(endpoint = %self.endpoint, status = status.as_u16(), ms = started.elapsed().as_millis() as u64,
+            "upstream answered");
+        let parsed: Value = serde_json::from_str(&text)
+            .map_err(|_| upstream_error(StatusCode::BAD_GATEWAY, "api_error", "the upstream's answer is not JSON"))?;
+        if !status.is_success() {
+            return Err(refused_by_upstream(status, &parsed));
+        }
+        match self.dialect {
+            Dialect::Anthropic => anthropic_reply(parsed),
+            Dialect::OpenAi => openai::reply(parsed),
+        }
+    }
+}
+
+/// Anthropic's request body: the conversation as it is, tools and sampling fields beside it.
+fn anthropic_body(request: &UpstreamRequest<'_>) -> Value {
+    let mut body = request.sampling.clone();
+    body.insert("model".into(), json!(request.model));
+    body.insert("max_tokens".into(), json!(request.max_tokens));
+    body.insert("messages".into(), Value::Array(request.messages.to_vec()));
+    if let Some(system) = request.system {
+        body.insert("system".into(), system.clone());
+    }
+    if !request.tools.is_empty() {
+        body.insert("tools".into(), Value::Array(request.tools.to_vec()));
+    }
+    if let Some(choice) = request.tool_choice {
+        body.insert("tool_choice".into(), choice.clone());
+    }
+    Value::Object(body)
+}
+
+fn anthropic_reply(mut parsed: Value) -> Result<UpstreamReply, ApiError> {
+    let Some(Value::Array(content)) = parsed.get_mut("content").map(Value::take) else {
+        return Err(upstream_error(StatusCode::BAD_GATEWAY, "api_error", "the upstream's answer has no content"));
+    };
+    let usage = &parsed["usage"];
+    let count = |field: &str| usage.get(field).and_then(Value::as_u64).unwrap_or(0);
+    Ok(UpstreamReply {
+        content,
+        stop_reason: parsed["stop_reason"].as_str().unwrap_or("end_turn").to_owned(),
+        stop_sequence: parsed["stop_sequence"].as_str().map(str::to_owned),
+        usage: Tokens {
+            input: count("input_tokens"),
+            output: count("output_tokens"),
+            cache_creation: count("cache_creation_input_tokens"),
+            cache_read: count("cache_read_input_tokens"),
+        },
+    })
+}
+
+/// The body, at most [`MAX_UPSTREAM_RESPONSE_BYTES`] of it.
+async fn read_bounded(mut response: reqwest::Response) -> Result<String, ApiError> {
+    let too_large = || {
+        upstream_error(
+            StatusCode::BAD_GATEWAY,
+            "api_error",
+            &format!("the upstream's answer is longer than {MAX_UPSTREAM_RESPONSE_BYTES} bytes"),
+        )
+    };
+    if response.content_length().is_some_and(|n| n > MAX_UPSTREAM_RESPONSE_BYTES as u64) {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| unreachable_upstream(&e))? {
+        if body.len() + chunk.len() > MAX_UPSTREAM_RESPONSE_BYTES {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    String::from_utf8(body)
+        .map_err(|_| upstream_error(StatusCode::BAD_GATEWAY, "api_error", "the upstream's answer is not UTF-8"))
+}
+
+fn upstream_error(status: StatusCode, kind: &'static str, message: &str) -> ApiError {
+    ApiError::Upstream { status, kind, message: format!("upstream: {message}") }
+}
+
+fn unreachable_upstream(error: &reqwest::Error) -> ApiError {
+    let what = if error.is_timeout() { "did not answer in time" } else { "could not be reached" };
+    tracing::warn!(%error, "the upstream {what}");
+    upstream_error(StatusCode::BAD_GATEWAY, "api_error", &format!("the upstream model {what}"))
+}
+
+/// The upstream's own refusal, with its status where the client can act on it (a bad key, a
+/// bad request, a rate limit), else 502.
+fn refused_by_upstream(status: StatusCode, body: &Value) -> ApiError {
+    let message = body["error"]["message"]
+        .as_str()
+        .or_else(|| body["error"].as_str())
+        .or_else(|| body["message"].as_str())
+        .unwrap_or("the upstream refused the request");
+    let message: String = message.chars().take(2_000).collect();
+    let (status, kind) = match status.as_u16() {
+        400 | 404 | 422 => (StatusCode::BAD_REQUEST, "invalid_request_error"),
+        401 => (StatusCode::UNAUTHORIZED, "authentication_error"),
+        403 => (StatusCode::FORBIDDEN, "permission_error"),
+        413 => (StatusCode::PAYLOAD_TOO_LARGE, "request_too_large"),
+        429 => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error"),
+        529 => (crate::api::error::OVERLOADED, "overloaded_error"),
+        _ => (StatusCode::BAD_GATEWAY, "api_error"),
+    };
+    upstream_error(status, kind, &message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upstream_specs_name_a_dialect_and_an_http_url() {
+        let anthropic = Upstream::new("anthropic:http://127.0.0.1:9/", None).unwrap();
+        assert_eq!((anthropic.dialect, anthropic.endpoint()), (Dialect::Anthropic, "http://127.0.0.1:9/v1/messages"));
+        let openai = Upstream::new("openai:http://localhost:11434/v1", Some(String::new())).unwrap();
+        assert_eq!(openai.endpoint(), "http://localhost:11434/v1/chat/completions");
+        assert!(openai.api_key.is_none(), "an empty key is no key");
+        for bad in ["http://x", "gemini:http://x", "openai:file:///etc/passwd", "anthropic:not a url"] {
+            assert!(Upstream::new(bad, None).is_err(), "{bad} was accepted");
+        }
+    }
+
+    #[test]
+    fn upstream_refusals_keep_the_status_a_client_can_act_on() {
+        let body = json!({"error": {"type": "authentication_error", "message": "bad key"}});
+        let error = refused_by_upstream(StatusCode::UNAUTHORIZED, &body);
+        assert_eq!((error.status().as_u16(), error.kind()), (401, "authentication_error"));
+        assert!(error.to_string().contains("bad key"));
+        let error = refused_by_upstream(StatusCode::INTERNAL_SERVER_ERROR, &json!({"detail": "boom"}));
+        assert_eq!((error.status().as_u16(), error.kind(), error.code()), (502, "api_error", "upstream_error"));
+    }
+}
