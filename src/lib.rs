@@ -56,8 +56,8 @@ pub use engine::service::{
 
 // The audit trail: events, the sealed chain, the store, bundles.
 pub use audit::{
-    ChainBreak, ContainerHistory, Event, ExecutionFilter, FileRecord, FileRow, MemoryRecorder, NewFile, Record,
-    Recorder, Store, StoreError, read_bundle, verify_chain, write_bundle,
+    ChainBreak, ContainerHistory, Event, ExecutionFilter, FileRecord, FileRow, MemoryRecorder, ModelCall, NewFile,
+    Record, Recorder, Store, StoreError, read_bundle, verify_chain, write_bundle,
 };
 pub use keys::ServerKey;
 

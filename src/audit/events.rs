@@ -217,6 +217,24 @@ impl FinishStatus {
     }
 }
 
+/// One upstream model answer of a Messages turn: who was asked, what it cost, how it
+/// stopped, and the executions the code it wrote became. Restore and replay pass over it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelCall {
+    /// The Messages answer (`msg_...`) the call was part of.
+    pub message_id: String,
+    /// Where it went (`--upstream`'s endpoint) and the model asked for.
+    pub endpoint: String,
+    pub model: String,
+    pub stop_reason: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub elapsed_ms: u64,
+    /// Executions started or resumed for this answer's code calls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub executions: Vec<String>,
+}
+
 /// How an execution ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finished {
@@ -297,6 +315,8 @@ pub enum Event {
         call: LedgerEntry,
     },
     ExecutionFinished(Finished),
+    /// An answer of the upstream model in a `POST /v1/messages` turn whose code ran here.
+    ModelCall(ModelCall),
     /// The container was deleted or expired: its history stays, it is never rebuilt.
     ContainerClosed {
         /// `deleted` or `expired`.
@@ -312,13 +332,14 @@ impl Event {
             Self::Step { .. } => "step",
             Self::ToolCall { .. } => "tool_call",
             Self::ExecutionFinished(_) => "execution_finished",
+            Self::ModelCall(_) => "model_call",
             Self::ContainerClosed { .. } => "container_closed",
         }
     }
 
     pub fn execution_id(&self) -> Option<&str> {
         match self {
-            Self::ContainerCreated { .. } | Self::ContainerClosed { .. } => None,
+            Self::ContainerCreated { .. } | Self::ContainerClosed { .. } | Self::ModelCall(_) => None,
             Self::ExecutionStarted { execution_id, .. }
             | Self::Step { execution_id, .. }
             | Self::ToolCall { execution_id, .. } => Some(execution_id),

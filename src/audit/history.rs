@@ -132,6 +132,8 @@ impl ContainerHistory {
                 execution.finished = Some(finished);
             }
             Event::ContainerClosed { reason } => self.closed = Some(reason),
+            // The model's side of a Messages turn: audited, not part of the container's state.
+            Event::ModelCall(_) => {}
             Event::ContainerCreated { .. } => return Err(format!("record {seq}: a second container_created")),
         }
         Ok(())

@@ -22,11 +22,11 @@ pub use recorder::{MemoryRecorder, Recorder};
 pub use store::{ExecutionFilter, FileRow, NewFile, Store, StoreError};
 
 pub(crate) use chain::{GENESIS_HASH, record_hash, record_seal_holds, verify_chain_from};
-pub use events::FileRecord;
 pub(crate) use events::{
     ApprovalDecision, ApprovalRecord, AutoCounts, CallStatus, Ending, ExceptionInfo, FinishStatus, Finished, ForkPoint,
     LedgerEntry, Usage,
 };
+pub use events::{FileRecord, ModelCall};
 pub(crate) use history::ExecutionHistory;
 pub(crate) use recorder::Discard;
 pub(crate) use store::{ExecutionRow, MAX_LIST_ROWS, StoredContainer};

@@ -115,6 +115,27 @@ fn programmatic_tool_calling_through(dialect: &str) {
         }
     }
     assert_eq!(seen["upstream_error"], json!([429, "rate_limit_error", "upstream_error"]), "{seen}");
+    // Each upstream answer is in the container's sealed audit trail, beside the executions.
+    let container = seen["plain"]["containers"][0].as_str().unwrap();
+    let fetch = |path: String| {
+        let output = std::process::Command::new("curl")
+            .args(["-sf", "-H", "x-api-key: sluice-key", &format!("{}{path}", server.base)])
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let bundle = fetch(format!("/v1/containers/{container}/export"));
+    let model_calls: Vec<Value> = bundle
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|record| record["kind"] == "model_call")
+        .map(|record| serde_json::from_str(record["body"].as_str().unwrap()).unwrap())
+        .collect();
+    assert_eq!(model_calls.len(), 3, "one record per upstream answer: {bundle}");
+    assert_eq!(model_calls[0]["executions"].as_array().map(Vec::len), Some(1), "{model_calls:?}");
+    assert!(model_calls.iter().all(|c| c["input_tokens"].as_u64() > Some(0)), "{model_calls:?}");
+    let verdict: Value = serde_json::from_str(&fetch(format!("/v1/containers/{container}/verify"))).unwrap();
+    assert_eq!(verdict["verified"], true, "{verdict}");
 
     let requests = upstream.requests();
     assert_eq!(requests.len(), 7, "three upstream calls per conversation, then the refused one");

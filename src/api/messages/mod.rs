@@ -90,7 +90,7 @@ pub(super) async fn create_message(
         });
         let (mut sink, events) = Sink::streaming(&start);
         tokio::spawn(async move {
-            match turn::run(&state.service, &owner, &upstream, &credentials, prepared, &mut sink).await {
+            match run_and_record(&state, &owner, &upstream, &credentials, (prepared, &id), &mut sink).await {
                 Ok(ending) => {
                     let delta = json!({"stop_reason": ending.stop_reason, "stop_sequence": ending.stop_sequence,
                         "container": ending.container});
@@ -103,7 +103,7 @@ pub(super) async fn create_message(
         return Ok(sse.into_response());
     }
     let mut sink = Sink::collecting();
-    let ending = turn::run(&state.service, &owner, &upstream, &credentials, prepared, &mut sink).await?;
+    let ending = run_and_record(&state, &owner, &upstream, &credentials, (prepared, &id), &mut sink).await?;
     Ok(Json(json!({
         "id": id,
         "type": "message",
@@ -116,6 +116,27 @@ pub(super) async fn create_message(
         "usage": usage(&ending),
     }))
     .into_response())
+}
+
+/// Runs the turn, then adds its model calls to the container's audit trail (also when the
+/// turn failed part way: what happened is recorded).
+async fn run_and_record(
+    state: &AppState,
+    owner: &crate::engine::service::Owner,
+    upstream: &upstream::Upstream,
+    credentials: &Credentials,
+    request: (Prepared, &str),
+    sink: &mut Sink,
+) -> Result<Ending, ApiError> {
+    let mut ending = Ending::default();
+    let result = turn::run(&state.service, owner, upstream, credentials, request, sink, &mut ending).await;
+    if let Some(container) = ending.container_id {
+        let calls = std::mem::take(&mut ending.calls);
+        if let Err(e) = state.service.record_model_calls(owner, container, calls).await {
+            tracing::warn!(%container, error = %e, "could not record a Messages turn's model calls");
+        }
+    }
+    result.map(|()| ending)
 }
 
 /// Anthropic's usage (the upstream's tokens, summed over its calls), with Sluice's counts.

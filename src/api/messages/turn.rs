@@ -52,6 +52,10 @@ pub(crate) struct Ending {
     pub sluice: crate::engine::Usage,
     /// The container the code ran in: `{id, expires_at}`.
     pub container: Option<Value>,
+    /// Its id, once known (named by the request, or made for the code).
+    pub container_id: Option<uuid::Uuid>,
+    /// Every upstream answer, for the container's audit trail.
+    pub calls: Vec<crate::audit::ModelCall>,
 }
 
 /// What one execution came to.
@@ -62,17 +66,18 @@ enum Settled {
     Finished { block: Value, for_model: Value },
 }
 
-/// Runs the turn, streaming blocks into `sink` as they are decided.
+/// Runs the turn of message `message_id`, streaming blocks into `sink` as they are decided;
+/// `ending` says how far it got, also when it fails part way.
 pub(crate) async fn run(
     service: &Service,
     owner: &Owner,
     upstream: &Upstream,
     credentials: &Credentials,
-    prepared: Prepared,
+    (prepared, message_id): (Prepared, &str),
     sink: &mut Sink,
-) -> Result<Ending, ApiError> {
-    let mut ending = Ending::default();
-    let mut container = prepared.container;
+    ending: &mut Ending,
+) -> Result<(), ApiError> {
+    ending.container_id = prepared.container;
     let mut uploads = history::uploads_of(&prepared.messages);
     let mut conversation = history::for_upstream(&prepared.messages, CODE_TOOL_NAME)?;
     if let Some(resume) = history::resume_of(&prepared.messages)? {
@@ -91,9 +96,12 @@ pub(crate) async fn run(
                 Err(e) => return Err(e.into()),
             };
         ending.code_runs += 1;
-        container = Some(view.container_id);
-        match settle(view, &resume.server_tool_id, &code.caller_type, &mut ending)? {
-            Settled::Paused(calls) => return Ok(paused(sink, calls, ending)),
+        ending.container_id = Some(view.container_id);
+        match settle(view, &resume.server_tool_id, &code.caller_type, ending)? {
+            Settled::Paused(calls) => {
+                paused(sink, calls, ending);
+                return Ok(());
+            }
             Settled::Finished { block, for_model } => {
                 sink.push(block);
                 push_turn(&mut conversation, "user", vec![for_model]);
@@ -110,8 +118,19 @@ pub(crate) async fn run(
             tool_choice: prepared.tool_choice.as_ref(),
             sampling: &prepared.sampling,
         };
+        let started = std::time::Instant::now();
         let reply = upstream.complete(&request, credentials).await?;
         ending.tokens.add(reply.usage);
+        ending.calls.push(crate::audit::ModelCall {
+            message_id: message_id.to_owned(),
+            endpoint: upstream.endpoint().to_owned(),
+            model: prepared.model.clone(),
+            stop_reason: reply.stop_reason.clone(),
+            input_tokens: reply.usage.input,
+            output_tokens: reply.usage.output,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+            executions: Vec::new(),
+        });
         let (mut said, mut results, mut direct) = (Vec::new(), Vec::new(), false);
         for block in reply.content {
             let is_call = block["type"] == "tool_use";
@@ -127,7 +146,7 @@ pub(crate) async fn run(
                         Some(source) => {
                             let new = NewExecution {
                                 code: source.to_owned(),
-                                container,
+                                container: ending.container_id,
                                 tools: code.tools.clone(),
                                 server_side_tools: true,
                                 files: std::mem::take(&mut uploads),
@@ -136,9 +155,12 @@ pub(crate) async fn run(
                             match service.create_execution(owner, new).await {
                                 Ok(view) => {
                                     ending.code_runs += 1;
-                                    container = Some(view.container_id);
+                                    ending.container_id = Some(view.container_id);
+                                    if let Some(call) = ending.calls.last_mut() {
+                                        call.executions.push(view.id.clone());
+                                    }
                                     let id = server_tool_id(&view.id);
-                                    let settled = settle(view, &id, &code.caller_type, &mut ending)?;
+                                    let settled = settle(view, &id, &code.caller_type, ending)?;
                                     (id, settled)
                                 }
                                 // The model's code was refused (too long, say): the model hears why.
@@ -150,7 +172,10 @@ pub(crate) async fn run(
                     sink.push(json!({"type": "server_tool_use", "id": id, "name": CODE_TOOL_NAME, "input": input}));
                     said.push(json!({"type": "tool_use", "id": id, "name": CODE_TOOL_NAME, "input": input}));
                     match settled {
-                        Settled::Paused(calls) => return Ok(paused(sink, calls, ending)),
+                        Settled::Paused(calls) => {
+                            paused(sink, calls, ending);
+                            return Ok(());
+                        }
                         Settled::Finished { block: result, for_model } => {
                             sink.push(result);
                             results.push(for_model);
@@ -173,15 +198,15 @@ pub(crate) async fn run(
         if results.is_empty() || direct {
             ending.stop_reason = if direct { "tool_use".into() } else { reply.stop_reason };
             ending.stop_sequence = reply.stop_sequence;
-            ending.container = container_ref(service, owner, container, ending.container.take()).await;
-            return Ok(ending);
+            ending.container = container_ref(service, owner, ending.container_id, ending.container.take()).await;
+            return Ok(());
         }
         push_turn(&mut conversation, "assistant", said);
         push_turn(&mut conversation, "user", results);
     }
     ending.stop_reason = "pause_turn".into();
-    ending.container = container_ref(service, owner, container, ending.container.take()).await;
-    Ok(ending)
+    ending.container = container_ref(service, owner, ending.container_id, ending.container.take()).await;
+    Ok(())
 }
 
 /// A code call refused before it ran: an error result the model reads.
@@ -193,12 +218,11 @@ fn refused(id: &str, why: &str) -> Settled {
     }
 }
 
-fn paused(sink: &mut Sink, calls: Vec<Value>, mut ending: Ending) -> Ending {
+fn paused(sink: &mut Sink, calls: Vec<Value>, ending: &mut Ending) {
     for call in calls {
         sink.push(call);
     }
     ending.stop_reason = "tool_use".into();
-    ending
 }
 
 fn push_turn(conversation: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {

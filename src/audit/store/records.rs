@@ -558,7 +558,7 @@ async fn index(
                 .execute(&mut **tx)
                 .await?;
         }
-        Event::Step { .. } | Event::ToolCall { .. } => {}
+        Event::Step { .. } | Event::ToolCall { .. } | Event::ModelCall(_) => {}
     }
     Ok(())
 }

@@ -72,6 +72,22 @@ impl Service {
         }
     }
 
+    /// Adds a Messages turn's model calls to the chain of the container its code ran in (the
+    /// key's own: another's is not found), after the records of those executions.
+    pub async fn record_model_calls(
+        &self,
+        owner: &Owner,
+        id: Uuid,
+        calls: Vec<crate::audit::ModelCall>,
+    ) -> Result<(), ServiceError> {
+        if calls.is_empty() {
+            return Ok(());
+        }
+        let entry = self.container(owner, id).await?;
+        let events = calls.into_iter().map(Event::ModelCall).collect();
+        Ok(self.inner.recorder.record(&entry.id.to_string(), events).await?)
+    }
+
     pub(super) async fn new_container(&self, owner: &Owner) -> Result<Arc<ContainerEntry>, ServiceError> {
         if self.inner.shutting_down.load(Ordering::Relaxed) {
             return Err(ServiceError::ShuttingDown);
