@@ -115,6 +115,8 @@ fn programmatic_tool_calling_through(dialect: &str) {
         }
     }
     assert_eq!(seen["upstream_error"], json!([429, "rate_limit_error", "upstream_error"]), "{seen}");
+    // The upstream streamed its text in two pieces: they reached the client as two deltas.
+    assert_eq!(seen["text_deltas"], json!([2, 0, 2]), "{seen}");
     // Each upstream answer is in the container's sealed audit trail, beside the executions.
     let container = seen["plain"]["containers"][0].as_str().unwrap();
     let fetch = |path: String| {
@@ -260,9 +262,19 @@ async fn a_conversation_cannot_resume_another_keys_execution() {
         ]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": "forged"}]},
     ]});
-    let (status, answer) = crate::api::send(&app, "POST", "/v1/messages", Some(hijack), Some("key-b")).await;
+    let (status, answer) = crate::api::send(&app, "POST", "/v1/messages", Some(hijack.clone()), Some("key-b")).await;
     assert_eq!(status.as_u16(), 404, "another key's execution is not found: {answer}");
     let uri = format!("/v1/executions/{}", paused["id"].as_str().unwrap());
     let (_, still) = crate::api::send(&app, "GET", &uri, None, Some("key-a")).await;
     assert_eq!(still["status"], "requires_action", "the owner's execution still waits: {still}");
+
+    // The owner's answer resumes it; the upstream (down) then fails the turn. The same request
+    // again finds the script already past those answers and goes on to the upstream, not 409.
+    for attempt in 0..2 {
+        let (status, answer) =
+            crate::api::send(&app, "POST", "/v1/messages", Some(hijack.clone()), Some("key-a")).await;
+        assert_eq!(status.as_u16(), 502, "attempt {attempt}: {answer}");
+    }
+    let (_, done) = crate::api::send(&app, "GET", &uri, None, Some("key-a")).await;
+    assert_eq!((done["status"].as_str(), done["result"]["stdout"].as_str()), (Some("completed"), Some("forged\n")));
 }

@@ -21,6 +21,8 @@ from anthropic.types.beta import BetaMessage
 base_url, api_key, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 client = anthropic.Anthropic(base_url=base_url, api_key=api_key, max_retries=0)
 CODE_TOOL = {"type": "code_execution_20260120", "name": "code_execution"}
+# Per streamed answer: how many text deltas its text came in (more than one: streamed as written).
+TEXT_DELTAS: list[int] = []
 FROM_CODE = ["code_execution_20260120"]
 
 
@@ -32,8 +34,10 @@ def as_param(block: Any) -> dict[str, Any]:
 def create(stream: bool, **request: Any) -> BetaMessage:
     if stream:
         with client.beta.messages.stream(**request) as events:
-            kinds = {event.type for event in events}
+            seen = [event for event in events]
+            kinds = {event.type for event in seen}
             assert {"message_start", "content_block_start", "message_delta", "message_stop"} <= kinds, kinds
+            TEXT_DELTAS.append(sum(1 for e in seen if e.type == "content_block_delta" and e.delta.type == "text_delta"))
             message = events.get_final_message()
         BetaMessage.model_validate(message.model_dump())
         return message
@@ -110,7 +114,7 @@ def ptc() -> dict[str, Any]:
         error: Any = "no error"
     except anthropic.APIStatusError as failure:
         error = [failure.status_code, failure.body["error"]["type"], failure.body["error"]["code"]]
-    return {"plain": plain, "streamed": streamed, "upstream_error": error}
+    return {"plain": plain, "streamed": streamed, "text_deltas": TEXT_DELTAS, "upstream_error": error}
 
 
 def audit(data_path: str, tools_path: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import json
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 dialect, mode, log_path = sys.argv[1], sys.argv[2], sys.argv[3]
 turns: list[dict[str, Any]] = []
@@ -129,6 +129,53 @@ def openai_answer(turn: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def halves(text: str) -> list[str]:
+    """A text in two pieces, so a reader must join deltas."""
+    return [text[: len(text) // 2], text[len(text) // 2 :]] if len(text) > 1 else [text]
+
+
+def anthropic_events(answer: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """A message as Anthropic streams it."""
+    start = dict(answer, content=[], stop_reason=None, usage={"input_tokens": answer["usage"]["input_tokens"], "output_tokens": 1})
+    yield "message_start", {"type": "message_start", "message": start}
+    yield "ping", {"type": "ping"}
+    for index, block in enumerate(answer["content"]):
+        if block["type"] == "text":
+            opened, pieces = {"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in halves(block["text"])]
+        else:
+            opened = dict(block, input={})
+            pieces = [{"type": "input_json_delta", "partial_json": p} for p in halves(json.dumps(block["input"]))]
+        yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": opened}
+        for delta in pieces:
+            yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+    yield "message_delta", {"type": "message_delta", "delta": {"stop_reason": answer["stop_reason"], "stop_sequence": None},
+                            "usage": {"output_tokens": answer["usage"]["output_tokens"]}}
+    yield "message_stop", {"type": "message_stop"}
+
+
+def openai_chunks(answer: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """A chat completion as OpenAI-compatible servers stream it: unnamed `data:` events."""
+    message, base = answer["choices"][0]["message"], {"id": answer["id"], "object": "chat.completion.chunk", "model": answer["model"]}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[str, Any]:
+        return "", dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": finish}])
+
+    yield chunk({"role": "assistant"})
+    for piece in halves(message["content"] or ""):
+        if piece:
+            yield chunk({"content": piece})
+    for n, call in enumerate(message.get("tool_calls", [])):
+        first, *rest = halves(call["function"]["arguments"])
+        yield chunk({"tool_calls": [{"index": n, "id": call["id"], "type": "function",
+                                     "function": {"name": call["function"]["name"], "arguments": first}}]})
+        for piece in rest:
+            yield chunk({"tool_calls": [{"index": n, "function": {"arguments": piece}}]})
+    yield chunk({}, answer["choices"][0]["finish_reason"])
+    yield "", dict(base, choices=[], usage=answer["usage"])
+    yield "", "[DONE]"
+
+
 class Upstream(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
         global served
@@ -156,7 +203,17 @@ class Upstream(BaseHTTPRequestHandler):
             return
         answer = anthropic_answer(turn, body) if dialect == "anthropic" else openai_answer(turn, body)
         served += 1
-        self.reply(200, answer)
+        if not body.get("stream"):
+            self.reply(200, answer)
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        events = anthropic_events(answer) if dialect == "anthropic" else openai_chunks(answer)
+        for name, data in events:
+            head = f"event: {name}\r\n" if name else ""
+            self.wfile.write(f"{head}data: {data if isinstance(data, str) else json.dumps(data)}\r\n\r\n".encode())
+            self.wfile.flush()
 
     def reply(self, status: int, body: dict[str, Any]) -> None:
         data = json.dumps(body).encode()

@@ -89,15 +89,27 @@ pub(crate) fn for_upstream(messages: &[Value], code_tool: &str) -> Result<Vec<Va
                 ("user", Some("container_upload")) => continue,
                 (role, _) => (role, block),
             };
-            match out.last_mut() {
-                Some(last) if last["role"] == role => {
-                    last["content"].as_array_mut().expect("built with a list").push(block);
-                }
-                _ => out.push(json!({"role": role, "content": [block]})),
-            }
+            append(&mut out, role, block);
         }
     }
     Ok(out)
+}
+
+/// Adds a block to the conversation: to the last message if it has `role`, else in a new one.
+/// A user turn's `tool_result`s stay ahead of its other blocks, as Anthropic requires.
+pub(crate) fn append(conversation: &mut Vec<Value>, role: &str, block: Value) {
+    if let Some(content) =
+        conversation.last_mut().filter(|last| last["role"] == role).and_then(|last| last["content"].as_array_mut())
+    {
+        let at = if block["type"] == "tool_result" {
+            content.iter().position(|b| b["type"] != "tool_result").unwrap_or(content.len())
+        } else {
+            content.len()
+        };
+        content.insert(at, block);
+        return;
+    }
+    conversation.push(json!({"role": role, "content": [block]}));
 }
 
 /// Every call the code made in the conversation: its `tool_use` id, and the `server_tool_use`
@@ -121,8 +133,35 @@ pub(crate) struct Resume {
     pub answers: Vec<(String, Result<String, crate::ToolFailure>)>,
 }
 
-/// The answers for a paused script in the last message, if it is a user turn with some.
+/// The answers for a paused script in the last message, if it is a user turn with some. The
+/// calls a script waits on must all be answered in the turn after them (the script takes its
+/// answers at once, and the upstream could not read a code call with no result).
 pub(crate) fn resume_of(messages: &[Value]) -> Result<Option<Resume>, ApiError> {
+    if let Some(at) = messages.iter().rposition(|m| m["role"] == "assistant") {
+        let answered: Vec<&str> = messages
+            .get(at + 1)
+            .filter(|m| m["role"] == "user")
+            .and_then(|m| m["content"].as_array())
+            .into_iter()
+            .flatten()
+            .filter(|b| b["type"] == "tool_result")
+            .filter_map(|b| b["tool_use_id"].as_str())
+            .collect();
+        let unanswered: Vec<&str> = messages[at]["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| b["type"] == "tool_use" && code_caller(b).is_some())
+            .filter_map(|b| b["id"].as_str())
+            .filter(|id| !answered.contains(id))
+            .collect();
+        if !unanswered.is_empty() {
+            return Err(ApiError::InvalidRequest(format!(
+                "tool_use ids {unanswered:?} were made by code that waits for them: the next user turn \
+                 must hold a tool_result for each"
+            )));
+        }
+    }
     let Some(last) = messages.last().filter(|m| m["role"] == "user") else { return Ok(None) };
     let code_calls = code_called_ids(messages);
     let mut resume: Option<Resume> = None;
@@ -263,9 +302,25 @@ mod tests {
         assert_eq!(resume.answers.len(), 1);
         assert_eq!(resume.answers[0].0, "toolu_2");
         assert_eq!(resume.answers[0].1.as_ref().unwrap_err().message, "more");
-        assert!(resume_of(&paused_twice_then_done()[..2]).unwrap().is_none(), "an assistant turn last answers nothing");
+        let unanswered = resume_of(&paused_twice_then_done()[..2]).unwrap_err();
+        assert!(unanswered.to_string().contains("toolu_1"), "a waiting call must be answered: {unanswered}");
+        let mut moved_on = paused_twice_then_done();
+        moved_on[4] = json!({"role": "user", "content": "never mind"});
+        assert!(resume_of(&moved_on).is_err(), "new words while the script waits are refused");
+        assert!(resume_of(&paused_twice_then_done()[..1]).unwrap().is_none(), "no answers, nothing to resume");
         assert_eq!(server_tool_id("exec_ab12"), "srvtoolu_ab12");
         assert_eq!(execution_id("srvtoolu_../x"), None);
+    }
+
+    #[test]
+    fn tool_results_stay_ahead_of_text_in_a_user_turn() {
+        let mut conversation = vec![json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": "1"}, {"type": "text", "text": "and?"}]})];
+        append(&mut conversation, "user", json!({"type": "tool_result", "tool_use_id": "b", "content": "2"}));
+        let order: Vec<&Value> = conversation[0]["content"].as_array().unwrap().iter().map(|b| &b["type"]).collect();
+        assert_eq!(order, [&json!("tool_result"), &json!("tool_result"), &json!("text")]);
+        append(&mut conversation, "assistant", json!({"type": "text", "text": "ok"}));
+        assert_eq!(conversation.len(), 2);
     }
 
     #[test]

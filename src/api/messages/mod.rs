@@ -88,8 +88,12 @@ pub(super) async fn create_message(
             "stop_reason": null, "stop_sequence": null, "container": null,
             "usage": {"input_tokens": 0, "output_tokens": 0},
         });
+        // The turn outlives this handler: it holds a place among the key's requests in flight
+        // until it ends, as an answered request would.
+        let place = state.service.request_place(&owner)?;
         let (mut sink, events) = Sink::streaming(&start);
         tokio::spawn(async move {
+            let _place = place;
             match run_and_record(&state, &owner, &upstream, &credentials, (prepared, &id), &mut sink).await {
                 Ok(ending) => {
                     let delta = json!({"stop_reason": ending.stop_reason, "stop_sequence": ending.stop_sequence,
@@ -208,9 +212,14 @@ fn prepare(body: MessagesRequest) -> Result<Prepared, ApiError> {
     if let Some(code) = &code {
         upstream_tools.push(code_tool_for_upstream(&code.tools)?);
     }
+    // One call at a time when code may run: a script that pauses for the client ends the turn
+    // there, and a call after it could not run before it ends.
     let tool_choice = match (body.tool_choice, &code) {
-        // One call at a time: a script that pauses for the client ends the turn there.
         (None, Some(_)) => Some(json!({"type": "auto", "disable_parallel_tool_use": true})),
+        (Some(mut choice), Some(_)) if choice["type"] != "none" => {
+            choice["disable_parallel_tool_use"] = json!(true);
+            Some(choice)
+        }
         (choice, _) => choice,
     };
     let container = body.container.as_ref().map(|c| super::containers::container_id(c.id())).transpose()?;

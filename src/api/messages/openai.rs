@@ -5,9 +5,12 @@
 //! has no place for them); images and documents are refused, since a text-only translation
 //! would silently lose them.
 
-use super::upstream::{Tokens, UpstreamReply, UpstreamRequest};
+use super::stream::Sink;
+use super::upstream::{Tokens, UpstreamEvents, UpstreamReply, UpstreamRequest, upstream_error};
 use crate::api::error::ApiError;
+use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
 
 /// The chat completions body for `request`.
 pub(crate) fn request_body(request: &UpstreamRequest<'_>) -> Result<Value, ApiError> {
@@ -146,51 +149,123 @@ fn assistant_message(content: &Value) -> Result<Value, ApiError> {
 /// The first choice of a chat completion as Anthropic's content, stop reason and usage.
 pub(crate) fn reply(parsed: Value) -> Result<UpstreamReply, ApiError> {
     let Some(choice) = parsed["choices"].get(0) else {
-        return Err(ApiError::Upstream {
-            status: axum::http::StatusCode::BAD_GATEWAY,
-            kind: "api_error",
-            message: "upstream: the chat completion has no choices".into(),
-        });
+        return Err(upstream_error(StatusCode::BAD_GATEWAY, "api_error", "the chat completion has no choices"));
     };
     let message = &choice["message"];
-    let mut content = Vec::new();
-    if let Some(text) = message["content"].as_str().filter(|t| !t.is_empty()) {
-        content.push(json!({"type": "text", "text": text}));
+    let calls = message["tool_calls"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|call| Call {
+            id: call["id"].as_str().unwrap_or_default().to_owned(),
+            name: call["function"]["name"].as_str().unwrap_or_default().to_owned(),
+            // A string of JSON, as OpenAI sends it; some servers send the object itself.
+            arguments: match &call["function"]["arguments"] {
+                Value::String(text) => text.clone(),
+                Value::Null => String::new(),
+                object => object.to_string(),
+            },
+        })
+        .collect();
+    let text = message["content"].as_str().unwrap_or_default().to_owned();
+    Ok(assemble(text, false, calls, choice["finish_reason"].as_str(), &parsed["usage"]))
+}
+
+/// A streamed chat completion, its text sent on as it comes.
+pub(crate) async fn stream(events: &mut UpstreamEvents, sink: &mut Sink) -> Result<UpstreamReply, ApiError> {
+    let (mut text, mut open) = (String::new(), false);
+    let mut calls: BTreeMap<u64, Call> = BTreeMap::new();
+    let (mut finish, mut usage, mut done) = (None, Value::Null, false);
+    while let Some(data) = events.next().await? {
+        if data.trim() == "[DONE]" {
+            done = true;
+            break;
+        }
+        let chunk: Value = serde_json::from_str(&data)
+            .map_err(|_| upstream_error(StatusCode::BAD_GATEWAY, "api_error", "an upstream chunk is not JSON"))?;
+        if let Some(message) = chunk["error"]["message"].as_str() {
+            return Err(upstream_error(StatusCode::BAD_GATEWAY, "api_error", message));
+        }
+        if chunk["usage"].is_object() {
+            usage = chunk["usage"].clone();
+        }
+        let Some(choice) = chunk["choices"].get(0) else { continue };
+        if let Some(piece) = choice["delta"]["content"].as_str().filter(|p| !p.is_empty()) {
+            if !open {
+                sink.begin(&json!({"type": "text", "text": ""}));
+                open = true;
+            }
+            sink.delta(json!({"type": "text_delta", "text": piece}));
+            text.push_str(piece);
+        }
+        for part in choice["delta"]["tool_calls"].as_array().into_iter().flatten() {
+            let call = calls.entry(part["index"].as_u64().unwrap_or(0)).or_default();
+            if let Some(id) = part["id"].as_str() {
+                call.id = id.to_owned();
+            }
+            call.name.push_str(part["function"]["name"].as_str().unwrap_or_default());
+            call.arguments.push_str(part["function"]["arguments"].as_str().unwrap_or_default());
+        }
+        if let Some(reason) = choice["finish_reason"].as_str() {
+            finish = Some(reason.to_owned());
+        }
     }
-    let calls = message["tool_calls"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if !done && finish.is_none() {
+        return Err(upstream_error(StatusCode::BAD_GATEWAY, "api_error", "the upstream's stream ended part way"));
+    }
+    if open {
+        sink.end(json!({"type": "text", "text": text}));
+    }
+    Ok(assemble(text, open, calls.into_values().collect(), finish.as_deref(), &usage))
+}
+
+/// A tool call as chat completions writes it.
+#[derive(Debug, Default)]
+struct Call {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// The reply in Anthropic's shapes: the text (already sent to the client if `streamed`), then
+/// the calls.
+fn assemble(text: String, streamed: bool, calls: Vec<Call>, finish: Option<&str>, usage: &Value) -> UpstreamReply {
+    let mut reply = UpstreamReply::default();
+    if !text.is_empty() {
+        reply.content.push(json!({"type": "text", "text": text}));
+        reply.streamed.push(streamed);
+    }
+    let any_calls = !calls.is_empty();
     for call in calls {
-        let arguments = call["function"]["arguments"].as_str().unwrap_or("{}");
         // A model that writes arguments that are not a JSON object gets them back as an
         // object with the raw text: the tool's input check then says what is wrong.
+        let arguments = if call.arguments.trim().is_empty() { "{}" } else { &call.arguments };
         let input = match serde_json::from_str::<Value>(arguments) {
             Ok(object @ Value::Object(_)) => object,
-            _ => json!({"arguments": arguments}),
+            _ => json!({"arguments": call.arguments}),
         };
-        let id =
-            call["id"].as_str().map(str::to_owned).unwrap_or_else(|| format!("call_{}", uuid::Uuid::new_v4().simple()));
-        content.push(json!({"type": "tool_use", "id": id, "name": call["function"]["name"], "input": input}));
+        let id = if call.id.is_empty() { format!("call_{}", uuid::Uuid::new_v4().simple()) } else { call.id };
+        reply.content.push(json!({"type": "tool_use", "id": id, "name": call.name, "input": input}));
+        reply.streamed.push(false);
     }
-    let stop_reason = if !calls.is_empty() {
+    reply.stop_reason = if any_calls {
         "tool_use"
     } else {
-        match choice["finish_reason"].as_str() {
+        match finish {
             Some("length") => "max_tokens",
             Some("content_filter") => "refusal",
             _ => "end_turn",
         }
+    }
+    .to_owned();
+    reply.usage = Tokens {
+        input: usage["prompt_tokens"].as_u64().unwrap_or(0),
+        output: usage["completion_tokens"].as_u64().unwrap_or(0),
+        cache_creation: 0,
+        cache_read: usage["prompt_tokens_details"]["cached_tokens"].as_u64().unwrap_or(0),
     };
-    let usage = &parsed["usage"];
-    Ok(UpstreamReply {
-        content,
-        stop_reason: stop_reason.to_owned(),
-        stop_sequence: None,
-        usage: Tokens {
-            input: usage["prompt_tokens"].as_u64().unwrap_or(0),
-            output: usage["completion_tokens"].as_u64().unwrap_or(0),
-            cache_creation: 0,
-            cache_read: usage["prompt_tokens_details"]["cached_tokens"].as_u64().unwrap_or(0),
-        },
-    })
+    reply
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 //! server-sent events (`message_start`, `content_block_start` / `_delta` / `_stop`,
 //! `message_delta`, `message_stop`, `error`) when the client streams.
 //!
-//! A block is sent whole once it is known (an upstream reply, an execution's result), in the
-//! events a streamed block of its type has; text is not re-chunked token by token.
+//! An upstream's text and thinking stream through as they arrive ([`Sink::begin`], `delta`,
+//! `end`); a block Sluice makes (an execution's call or result) is sent whole once known, in the
+//! events a streamed block of its type has ([`Sink::push`]).
 
 use crate::api::error::ApiError;
 use axum::response::sse::Event;
@@ -62,6 +63,37 @@ impl Sink {
             }
             self.send("content_block_stop", json!({"type": "content_block_stop", "index": index}));
         }
+        self.content.push(block);
+    }
+
+    /// A streaming client that stopped reading (its connection closed).
+    pub(crate) fn client_gone(&self) -> bool {
+        self.events.as_ref().is_some_and(mpsc::UnboundedSender::is_closed)
+    }
+
+    /// Whether blocks go to a client as they come.
+    pub(crate) fn streams(&self) -> bool {
+        self.events.is_some()
+    }
+
+    /// Opens a block written as it streams in (an upstream's text): its start now, with its
+    /// text empty; then [`Self::delta`]s; then [`Self::end`] with the whole block.
+    pub(crate) fn begin(&mut self, block: &Value) {
+        let (start, _) = streamed_parts(block);
+        let index = self.content.len();
+        self.send(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": start}),
+        );
+    }
+
+    pub(crate) fn delta(&mut self, delta: Value) {
+        let index = self.content.len();
+        self.send("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": delta}));
+    }
+
+    pub(crate) fn end(&mut self, block: Value) {
+        self.send("content_block_stop", json!({"type": "content_block_stop", "index": self.content.len()}));
         self.content.push(block);
     }
 

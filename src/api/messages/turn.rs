@@ -85,14 +85,18 @@ pub(crate) async fn run(
             ApiError::InvalidRequest("the tool results answer code, but no code execution tool is offered".into())
         })?;
         let files = std::mem::take(&mut uploads);
+        let answered: Vec<String> = resume.answers.iter().map(|(id, _)| id.clone()).collect();
         let view =
             match service.submit_tool_results_with_files(owner, &resume.execution_id, resume.answers, files).await {
                 Ok(view) => view,
-                // The same request again (a retry after a lost answer): the execution went on then.
-                Err(ServiceError::Conflict(why)) => match service.get_execution(owner, &resume.execution_id).await {
-                    Ok(view) if matches!(view.status, ExecutionStatus::Completed | ExecutionStatus::Failed) => view,
-                    _ => return Err(ApiError::Conflict(why)),
-                },
+                // The same request again (a retry after a lost answer): the script went on with
+                // these answers then, and where it is now is the answer.
+                Err(e @ (ServiceError::Conflict(_) | ServiceError::InvalidRequest(_))) => {
+                    match service.get_execution(owner, &resume.execution_id).await {
+                        Ok(view) if went_on_from(&view, &answered) => view,
+                        _ => return Err(e.into()),
+                    }
+                }
                 Err(e) => return Err(e.into()),
             };
         ending.code_runs += 1;
@@ -104,11 +108,17 @@ pub(crate) async fn run(
             }
             Settled::Finished { block, for_model } => {
                 sink.push(block);
-                push_turn(&mut conversation, "user", vec![for_model]);
+                history::append(&mut conversation, "user", for_model);
             }
         }
     }
     for _ in 0..MAX_UPSTREAM_CALLS_PER_REQUEST {
+        if sink.client_gone() {
+            // Nobody reads on: no more of the operator's upstream calls for this turn.
+            tracing::info!(message_id, "the client left a streamed turn; it stops here");
+            ending.stop_reason = "pause_turn".into();
+            return Ok(());
+        }
         let request = UpstreamRequest {
             model: &prepared.model,
             max_tokens: prepared.max_tokens,
@@ -119,7 +129,8 @@ pub(crate) async fn run(
             sampling: &prepared.sampling,
         };
         let started = std::time::Instant::now();
-        let reply = upstream.complete(&request, credentials).await?;
+        let live = if sink.streams() { Some(&mut *sink) } else { None };
+        let reply = upstream.complete(&request, credentials, live).await?;
         ending.tokens.add(reply.usage);
         ending.calls.push(crate::audit::ModelCall {
             message_id: message_id.to_owned(),
@@ -131,8 +142,15 @@ pub(crate) async fn run(
             elapsed_ms: started.elapsed().as_millis() as u64,
             executions: Vec::new(),
         });
-        let (mut said, mut results, mut direct) = (Vec::new(), Vec::new(), false);
-        for block in reply.content {
+        let (mut said, mut results, mut direct, mut waiting) = (Vec::new(), Vec::new(), false, None);
+        let streamed = reply.streamed;
+        let mut blocks = reply.content.into_iter().enumerate();
+        for (n, block) in blocks.by_ref() {
+            if streamed.get(n) == Some(&true) {
+                // Already with the client, sent as it streamed in.
+                said.push(block);
+                continue;
+            }
             let is_call = block["type"] == "tool_use";
             match &prepared.code {
                 Some(code) if is_call && block["name"] == CODE_TOOL_NAME => {
@@ -144,6 +162,7 @@ pub(crate) async fn run(
                             refused(&model_id, "the input must have the Python to run as a string `code`"),
                         ),
                         Some(source) => {
+                            let placing_files = !uploads.is_empty();
                             let new = NewExecution {
                                 code: source.to_owned(),
                                 container: ending.container_id,
@@ -164,7 +183,10 @@ pub(crate) async fn run(
                                     (id, settled)
                                 }
                                 // The model's code was refused (too long, say): the model hears why.
-                                Err(ServiceError::InvalidRequest(why)) => (model_id.clone(), refused(&model_id, &why)),
+                                // Files the client named that cannot be placed are the client's to hear.
+                                Err(ServiceError::InvalidRequest(why)) if !placing_files => {
+                                    (model_id.clone(), refused(&model_id, &why))
+                                }
                                 Err(e) => return Err(e.into()),
                             }
                         }
@@ -173,8 +195,8 @@ pub(crate) async fn run(
                     said.push(json!({"type": "tool_use", "id": id, "name": CODE_TOOL_NAME, "input": input}));
                     match settled {
                         Settled::Paused(calls) => {
-                            paused(sink, calls, ending);
-                            return Ok(());
+                            waiting = Some(calls);
+                            break;
                         }
                         Settled::Finished { block: result, for_model } => {
                             sink.push(result);
@@ -195,14 +217,32 @@ pub(crate) async fn run(
                 }
             }
         }
+        if let Some(calls) = waiting {
+            // The script waits for the client: what the model said after the call still goes
+            // out; a further call cannot run before this one ends (one code call at a time is
+            // what the upstream is asked for), so it is dropped, and said so.
+            for (n, block) in blocks {
+                match block["type"].as_str() {
+                    _ if streamed.get(n) == Some(&true) => {}
+                    Some("text" | "thinking") => sink.push(block),
+                    _ => tracing::warn!(message_id, call = %block["name"], "a call after a paused script is dropped"),
+                }
+            }
+            paused(sink, calls, ending);
+            return Ok(());
+        }
         if results.is_empty() || direct {
             ending.stop_reason = if direct { "tool_use".into() } else { reply.stop_reason };
             ending.stop_sequence = reply.stop_sequence;
             ending.container = container_ref(service, owner, ending.container_id, ending.container.take()).await;
             return Ok(());
         }
-        push_turn(&mut conversation, "assistant", said);
-        push_turn(&mut conversation, "user", results);
+        for block in said {
+            history::append(&mut conversation, "assistant", block);
+        }
+        for block in results {
+            history::append(&mut conversation, "user", block);
+        }
     }
     ending.stop_reason = "pause_turn".into();
     ending.container = container_ref(service, owner, ending.container_id, ending.container.take()).await;
@@ -225,14 +265,15 @@ fn paused(sink: &mut Sink, calls: Vec<Value>, ending: &mut Ending) {
     ending.stop_reason = "tool_use".into();
 }
 
-fn push_turn(conversation: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {
-    match conversation.last_mut() {
-        Some(last) if last["role"] == role => {
-            if let Some(content) = last["content"].as_array_mut() {
-                content.extend(blocks);
-            }
+/// Whether the execution already went on from these answers: it finished, or it waits on
+/// other calls.
+fn went_on_from(view: &ExecutionView, answered: &[String]) -> bool {
+    match view.status {
+        ExecutionStatus::Completed | ExecutionStatus::Failed => true,
+        ExecutionStatus::RequiresAction => {
+            !view.tool_uses.is_empty() && view.tool_uses.iter().all(|t| !answered.contains(&t.id))
         }
-        _ => conversation.push(json!({"role": role, "content": blocks})),
+        ExecutionStatus::Running => false,
     }
 }
 

@@ -2,9 +2,11 @@
 //! OpenAI-compatible chat completions API (vLLM, llama.cpp's server, Ollama) through `openai`.
 //!
 //! The conversation is kept in Anthropic's shapes throughout; only the OpenAI dialect
-//! translates, at the wire.
+//! translates, at the wire. When the client streams, the upstream is asked to stream too and
+//! its text goes on to the client as it arrives ([`UpstreamEvents`] reads its events).
 
 use super::openai;
+use super::stream::Sink;
 use crate::api::error::ApiError;
 use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
@@ -32,6 +34,9 @@ pub(crate) enum Dialect {
 #[derive(Debug, Clone)]
 pub struct Upstream {
     dialect: Dialect,
+    /// Where requests go, query and all.
+    url: String,
+    /// `url` without its query, for logs and records.
     endpoint: String,
     /// Sent to the upstream instead of anything the client presented.
     api_key: Option<String>,
@@ -55,6 +60,9 @@ pub(crate) struct UpstreamRequest<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct UpstreamReply {
     pub content: Vec<Value>,
+    /// Which blocks of `content` already went to the client as they streamed in (text and
+    /// thinking); the others (tool calls) are the turn's to handle.
+    pub streamed: Vec<bool>,
     pub stop_reason: String,
     pub stop_sequence: Option<String>,
     pub usage: Tokens,
@@ -71,10 +79,11 @@ pub(crate) struct Tokens {
 
 impl Tokens {
     pub(crate) fn add(&mut self, other: Tokens) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_creation += other.cache_creation;
-        self.cache_read += other.cache_read;
+        // Figures the upstream reports: added without trusting them to stay small.
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_creation = self.cache_creation.saturating_add(other.cache_creation);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
     }
 }
 
@@ -104,37 +113,57 @@ impl Upstream {
     pub fn new(spec: &str, api_key: Option<String>) -> Result<Self, String> {
         let (kind, base) = spec.split_once(':').ok_or_else(|| format!("--upstream {spec:?}: KIND:URL"))?;
         let dialect: Dialect = kind.parse()?;
-        let base = url::Url::parse(base).map_err(|e| format!("--upstream {spec:?}: {e}"))?;
-        if !matches!(base.scheme(), "http" | "https") {
+        let mut url = url::Url::parse(base).map_err(|e| format!("--upstream {spec:?}: {e}"))?;
+        if !matches!(url.scheme(), "http" | "https") {
             return Err(format!("--upstream {spec:?}: the URL must be http or https"));
         }
-        let base = base.as_str().trim_end_matches('/');
-        let endpoint = match dialect {
-            Dialect::Anthropic => format!("{base}/v1/messages"),
-            Dialect::OpenAi => format!("{base}/chat/completions"),
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err("--upstream: credentials go in --upstream-api-key, not in the URL".into());
+        }
+        let path: &[&str] = match dialect {
+            Dialect::Anthropic => &["v1", "messages"],
+            Dialect::OpenAi => &["chat", "completions"],
         };
+        url.path_segments_mut()
+            .map_err(|()| format!("--upstream {spec:?}: not a base URL"))?
+            .pop_if_empty()
+            .extend(path);
+        // What logs and audit records name: without the query, which may hold a secret.
+        let mut shown = url.clone();
+        shown.set_query(None);
         let client = reqwest::Client::builder()
+            // A redirect would carry the key (x-api-key survives one) and the conversation elsewhere.
+            .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(CONNECT_TIMEOUT)
             .timeout(UPSTREAM_TIMEOUT)
             .user_agent(concat!("sluice/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("building the upstream's HTTP client: {e}"))?;
-        Ok(Self { dialect, endpoint, api_key: api_key.filter(|k| !k.is_empty()), client })
+        Ok(Self {
+            dialect,
+            url: url.to_string(),
+            endpoint: shown.to_string(),
+            api_key: api_key.filter(|k| !k.is_empty()),
+            client,
+        })
     }
 
-    /// Where requests go (for logs and the health of the configuration).
+    /// Where requests go, without the URL's query (which may hold a secret): what logs and
+    /// audit records name.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
     }
 
-    /// Asks the upstream for the assistant's next turn.
+    /// Asks the upstream for the assistant's next turn; with `live`, streamed, its text sent
+    /// into `live` as it comes.
     pub(crate) async fn complete(
         &self,
         request: &UpstreamRequest<'_>,
         credentials: &Credentials,
+        live: Option<&mut Sink>,
     ) -> Result<UpstreamReply, ApiError> {
         let key = self.api_key.as_deref().or(credentials.client_key.as_deref());
-        let mut http = self.client.post(&self.endpoint).header("content-type", "application/json");
+        let mut http = self.client.post(&self.url).header("content-type", "application/json");
         let body = match self.dialect {
             Dialect::Anthropic => {
                 http = http.header(
@@ -153,9 +182,31 @@ impl Upstream {
                 openai::request_body(request)?
             }
         };
+        let mut body = body;
+        if live.is_some() {
+            body["stream"] = json!(true);
+            if self.dialect == Dialect::OpenAi {
+                body["stream_options"] = json!({"include_usage": true});
+            }
+        }
         let started = std::time::Instant::now();
         let response = http.body(body.to_string()).send().await.map_err(|e| unreachable_upstream(&e))?;
         let status = response.status();
+        let is_stream = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if let Some(sink) = live.filter(|_| status.is_success() && is_stream) {
+            let mut events = UpstreamEvents::new(response);
+            let reply = match self.dialect {
+                Dialect::Anthropic => anthropic_stream(&mut events, sink).await,
+                Dialect::OpenAi => openai::stream(&mut events, sink).await,
+            };
+            tracing::info!(endpoint = %self.endpoint, ms = started.elapsed().as_millis() as u64, ok = reply.is_ok(),
+                "upstream streamed");
+            return reply;
+        }
         let text = read_bounded(response).await?;
         tracing::info!(endpoint = %self.endpoint, status = status.as_u16(), ms = started.elapsed().as_millis() as u64,
             "upstream answered");
@@ -196,6 +247,7 @@ fn anthropic_reply(mut parsed: Value) -> Result<UpstreamReply, ApiError> {
     let usage = &parsed["usage"];
     let count = |field: &str| usage.get(field).and_then(Value::as_u64).unwrap_or(0);
     Ok(UpstreamReply {
+        streamed: Vec::new(),
         content,
         stop_reason: parsed["stop_reason"].as_str().unwrap_or("end_turn").to_owned(),
         stop_sequence: parsed["stop_sequence"].as_str().map(str::to_owned),
@@ -206,6 +258,152 @@ fn anthropic_reply(mut parsed: Value) -> Result<UpstreamReply, ApiError> {
             cache_read: count("cache_read_input_tokens"),
         },
     })
+}
+
+/// An upstream's server-sent events, read as they arrive, at most
+/// [`MAX_UPSTREAM_RESPONSE_BYTES`] in all.
+pub(crate) struct UpstreamEvents {
+    response: reqwest::Response,
+    buffer: Vec<u8>,
+    /// How far `buffer` is known to hold no event's end.
+    searched: usize,
+    read: usize,
+    ended: bool,
+}
+
+impl UpstreamEvents {
+    fn new(response: reqwest::Response) -> Self {
+        Self { response, buffer: Vec::new(), searched: 0, read: 0, ended: false }
+    }
+
+    /// The next event's data (its `data:` lines joined), or `None` at the end of the stream.
+    pub(crate) async fn next(&mut self) -> Result<Option<String>, ApiError> {
+        loop {
+            let from = self.searched.saturating_sub(1);
+            let end = self.buffer[from..].windows(2).position(|w| w == b"\n\n").map(|at| from + at);
+            self.searched = self.buffer.len();
+            if end.is_none() && !self.ended {
+                match self.response.chunk().await.map_err(|e| unreachable_upstream(&e))? {
+                    Some(chunk) => {
+                        self.read += chunk.len();
+                        if self.read > MAX_UPSTREAM_RESPONSE_BYTES {
+                            return Err(upstream_error(
+                                StatusCode::BAD_GATEWAY,
+                                "api_error",
+                                &format!("the upstream's stream is longer than {MAX_UPSTREAM_RESPONSE_BYTES} bytes"),
+                            ));
+                        }
+                        self.buffer.extend(chunk.iter().filter(|&&b| b != b'\r'));
+                    }
+                    None => self.ended = true,
+                }
+                continue;
+            }
+            if self.buffer.is_empty() {
+                return Ok(None);
+            }
+            let take = end.map_or(self.buffer.len(), |end| end + 2);
+            let event: Vec<u8> = self.buffer.drain(..take).collect();
+            self.searched = 0;
+            let event = String::from_utf8_lossy(&event);
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(|data| data.strip_prefix(' ').unwrap_or(data))
+                .collect();
+            if !data.is_empty() {
+                return Ok(Some(data.join("\n")));
+            }
+        }
+    }
+}
+
+/// An Anthropic stream rebuilt into the message, its text and thinking sent on as they come.
+async fn anthropic_stream(events: &mut UpstreamEvents, sink: &mut Sink) -> Result<UpstreamReply, ApiError> {
+    let mut reply = UpstreamReply::default();
+    // Per block: the text, thinking or partial JSON input written so far.
+    let mut written: Vec<String> = Vec::new();
+    let mut stopped = false;
+    while let Some(data) = events.next().await? {
+        let event: Value = serde_json::from_str(&data)
+            .map_err(|_| upstream_error(StatusCode::BAD_GATEWAY, "api_error", "an upstream event is not JSON"))?;
+        let count = |usage: &Value, field: &str| usage.get(field).and_then(Value::as_u64);
+        match event["type"].as_str() {
+            Some("message_start") => {
+                let usage = &event["message"]["usage"];
+                reply.usage.input = count(usage, "input_tokens").unwrap_or(0);
+                reply.usage.cache_creation = count(usage, "cache_creation_input_tokens").unwrap_or(0);
+                reply.usage.cache_read = count(usage, "cache_read_input_tokens").unwrap_or(0);
+            }
+            Some("content_block_start") => {
+                let block = event["content_block"].clone();
+                let live = matches!(block["type"].as_str(), Some("text" | "thinking"));
+                if live {
+                    sink.begin(&block);
+                }
+                reply.content.push(block);
+                reply.streamed.push(live);
+                written.push(String::new());
+            }
+            Some("content_block_delta") => {
+                let (Some(block), Some(text)) = (reply.content.last_mut(), written.last_mut()) else { continue };
+                let delta = &event["delta"];
+                match delta["type"].as_str() {
+                    Some("text_delta") => text.push_str(delta["text"].as_str().unwrap_or_default()),
+                    Some("thinking_delta") => text.push_str(delta["thinking"].as_str().unwrap_or_default()),
+                    Some("input_json_delta") => text.push_str(delta["partial_json"].as_str().unwrap_or_default()),
+                    Some("signature_delta") => block["signature"] = delta["signature"].clone(),
+                    _ => {}
+                }
+                if reply.streamed.last() == Some(&true) {
+                    sink.delta(delta.clone());
+                }
+            }
+            Some("content_block_stop") => {
+                let (Some(block), Some(text)) = (reply.content.last_mut(), written.last_mut()) else { continue };
+                let text = std::mem::take(text);
+                match block["type"].as_str() {
+                    Some("text") => block["text"] = json!(text),
+                    Some("thinking") => block["thinking"] = json!(text),
+                    _ if !text.is_empty() => {
+                        block["input"] = match serde_json::from_str::<Value>(&text) {
+                            Ok(input @ Value::Object(_)) => input,
+                            _ => json!({"arguments": text}),
+                        }
+                    }
+                    _ => {}
+                }
+                if reply.streamed.last() == Some(&true) {
+                    sink.end(block.clone());
+                }
+            }
+            Some("message_delta") => {
+                stopped = true;
+                if let Some(reason) = event["delta"]["stop_reason"].as_str() {
+                    reply.stop_reason = reason.to_owned();
+                }
+                reply.stop_sequence = event["delta"]["stop_sequence"].as_str().map(str::to_owned);
+                reply.usage.output = count(&event["usage"], "output_tokens").unwrap_or(reply.usage.output);
+                reply.usage.input = count(&event["usage"], "input_tokens").unwrap_or(reply.usage.input);
+            }
+            Some("error") => {
+                let status = match event["error"]["type"].as_str() {
+                    Some("overloaded_error") => crate::api::error::OVERLOADED,
+                    Some("rate_limit_error") => StatusCode::TOO_MANY_REQUESTS,
+                    _ => StatusCode::BAD_GATEWAY,
+                };
+                return Err(refused_by_upstream(status, &event));
+            }
+            _ => {}
+        }
+    }
+    if !stopped {
+        return Err(upstream_error(StatusCode::BAD_GATEWAY, "api_error", "the upstream's stream ended part way"));
+    }
+    if reply.stop_reason.is_empty() {
+        reply.stop_reason = "end_turn".into();
+    }
+    Ok(reply)
 }
 
 /// The body, at most [`MAX_UPSTREAM_RESPONSE_BYTES`] of it.
@@ -231,11 +429,11 @@ async fn read_bounded(mut response: reqwest::Response) -> Result<String, ApiErro
         .map_err(|_| upstream_error(StatusCode::BAD_GATEWAY, "api_error", "the upstream's answer is not UTF-8"))
 }
 
-fn upstream_error(status: StatusCode, kind: &'static str, message: &str) -> ApiError {
+pub(crate) fn upstream_error(status: StatusCode, kind: &'static str, message: &str) -> ApiError {
     ApiError::Upstream { status, kind, message: format!("upstream: {message}") }
 }
 
-fn unreachable_upstream(error: &reqwest::Error) -> ApiError {
+pub(crate) fn unreachable_upstream(error: &reqwest::Error) -> ApiError {
     let what = if error.is_timeout() { "did not answer in time" } else { "could not be reached" };
     tracing::warn!(%error, "the upstream {what}");
     upstream_error(StatusCode::BAD_GATEWAY, "api_error", &format!("the upstream model {what}"))
@@ -273,7 +471,16 @@ mod tests {
         let openai = Upstream::new("openai:http://localhost:11434/v1", Some(String::new())).unwrap();
         assert_eq!(openai.endpoint(), "http://localhost:11434/v1/chat/completions");
         assert!(openai.api_key.is_none(), "an empty key is no key");
-        for bad in ["http://x", "gemini:http://x", "openai:file:///etc/passwd", "anthropic:not a url"] {
+        let azure = Upstream::new("openai:https://x.example/openai/v1?api-version=1&key=secret", None).unwrap();
+        assert_eq!(azure.url, "https://x.example/openai/v1/chat/completions?api-version=1&key=secret");
+        assert_eq!(azure.endpoint(), "https://x.example/openai/v1/chat/completions", "no query in logs and records");
+        for bad in [
+            "http://x",
+            "gemini:http://x",
+            "openai:file:///etc/passwd",
+            "anthropic:not a url",
+            "anthropic:https://user:pass@x.example",
+        ] {
             assert!(Upstream::new(bad, None).is_err(), "{bad} was accepted");
         }
     }
