@@ -117,6 +117,16 @@ pub struct Usage {
     pub time_ms: u64,
 }
 
+impl Usage {
+    /// Adds another execution's figures (a Messages turn's sum over its executions).
+    pub(crate) fn add(&mut self, other: &Usage) {
+        self.tool_calls = self.tool_calls.saturating_add(other.tool_calls);
+        self.tool_result_bytes = self.tool_result_bytes.saturating_add(other.tool_result_bytes);
+        self.returned_bytes = self.returned_bytes.saturating_add(other.returned_bytes);
+        self.time_ms = self.time_ms.saturating_add(other.time_ms);
+    }
+}
+
 /// Counts the engine derives for every execution.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AutoCounts {

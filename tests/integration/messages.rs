@@ -119,12 +119,11 @@ fn programmatic_tool_calling_through(dialect: &str) {
     assert_eq!(seen["text_deltas"], json!([2, 0, 2]), "{seen}");
     // Each upstream answer is in the container's sealed audit trail, beside the executions.
     let container = seen["plain"]["containers"][0].as_str().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let client = reqwest::Client::new();
     let fetch = |path: String| {
-        let output = std::process::Command::new("curl")
-            .args(["-sf", "-H", "x-api-key: sluice-key", &format!("{}{path}", server.base)])
-            .output()
-            .unwrap();
-        String::from_utf8(output.stdout).unwrap()
+        let request = client.get(format!("{}{path}", server.base)).header("x-api-key", "sluice-key");
+        runtime.block_on(async { request.send().await.unwrap().error_for_status().unwrap().text().await.unwrap() })
     };
     let bundle = fetch(format!("/v1/containers/{container}/export"));
     let model_calls: Vec<Value> = bundle

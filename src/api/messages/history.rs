@@ -182,35 +182,12 @@ pub(crate) fn resume_of(messages: &[Value]) -> Result<Option<Resume>, ApiError> 
     Ok(resume)
 }
 
-/// A `tool_result` block as the engine takes it: text, or an error the script sees.
+/// A `tool_result` block as the engine takes it, read as `POST /v1/executions/{id}/tool_results`
+/// reads one (the same shapes accepted, the same refused).
 fn answer_of(block: &Value) -> Result<(String, Result<String, crate::ToolFailure>), ApiError> {
-    let id = block["tool_use_id"].as_str().unwrap_or_default().to_owned();
-    let text = match &block["content"] {
-        Value::Null => String::new(),
-        Value::String(text) => text.clone(),
-        Value::Array(blocks) => {
-            let mut text = String::new();
-            for b in blocks {
-                match b["type"].as_str() {
-                    Some("text") => text.push_str(b["text"].as_str().unwrap_or_default()),
-                    other => {
-                        return Err(ApiError::InvalidRequest(format!(
-                            "a result for code takes text blocks only, not {}",
-                            other.unwrap_or("a block without a type")
-                        )));
-                    }
-                }
-            }
-            text
-        }
-        _ => return Err(ApiError::InvalidRequest("a tool_result's content must be a string or blocks".into())),
-    };
-    let result = if block["is_error"].as_bool() == Some(true) {
-        Err(crate::ToolFailure::new(crate::FailureCode::ToolError, text))
-    } else {
-        Ok(text)
-    };
-    Ok((id, result))
+    let block = <crate::api::types::ToolResultBlock as serde::Deserialize>::deserialize(block)
+        .map_err(|e| ApiError::InvalidRequest(format!("a tool_result for code: {e}")))?;
+    Ok(block.into_answer())
 }
 
 /// Files the last user turn hands the container (`container_upload` blocks).

@@ -18,12 +18,13 @@ pub use upstream::Upstream;
 use super::AppState;
 use super::auth::Authenticated;
 use super::error::{ApiError, ApiJson};
-use crate::tools::{AllowedCaller, ToolDefinition};
+use crate::tools::{AllowedCaller, Tool, ToolDefinition};
 use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 use stream::Sink;
 use turn::{CODE_TOOL_NAME, CodeTool, Ending, Prepared};
 use upstream::Credentials;
@@ -79,7 +80,7 @@ pub(super) async fn create_message(
         anthropic_version: headers.get("anthropic-version").and_then(|v| v.to_str().ok()).map(str::to_owned),
     };
     let streamed = body.stream;
-    let prepared = prepare(body)?;
+    let prepared = prepare(body, &state.service.server_side_tools(&owner))?;
     let id = format!("msg_{}", uuid::Uuid::new_v4().simple());
     let model = prepared.model.clone();
     if streamed {
@@ -96,8 +97,9 @@ pub(super) async fn create_message(
             let _place = place;
             match run_and_record(&state, &owner, &upstream, &credentials, (prepared, &id), &mut sink).await {
                 Ok(ending) => {
+                    let container = ending.container(&state.service, &owner).await;
                     let delta = json!({"stop_reason": ending.stop_reason, "stop_sequence": ending.stop_sequence,
-                        "container": ending.container});
+                        "container": container});
                     sink.finish(delta, usage(&ending));
                 }
                 Err(error) => sink.fail(&error),
@@ -108,6 +110,7 @@ pub(super) async fn create_message(
     }
     let mut sink = Sink::collecting();
     let ending = run_and_record(&state, &owner, &upstream, &credentials, (prepared, &id), &mut sink).await?;
+    let container = ending.container(&state.service, &owner).await;
     Ok(Json(json!({
         "id": id,
         "type": "message",
@@ -116,14 +119,14 @@ pub(super) async fn create_message(
         "content": sink.into_content(),
         "stop_reason": ending.stop_reason,
         "stop_sequence": ending.stop_sequence,
-        "container": ending.container,
+        "container": container,
         "usage": usage(&ending),
     }))
     .into_response())
 }
 
-/// Runs the turn, then adds its model calls to the container's audit trail (also when the
-/// turn failed part way: what happened is recorded).
+/// Runs the turn, then adds its model calls to the audit trail of the container its code ran
+/// in (also when the turn failed part way: what happened is recorded).
 async fn run_and_record(
     state: &AppState,
     owner: &crate::engine::service::Owner,
@@ -134,7 +137,8 @@ async fn run_and_record(
 ) -> Result<Ending, ApiError> {
     let mut ending = Ending::default();
     let result = turn::run(&state.service, owner, upstream, credentials, request, sink, &mut ending).await;
-    if let Some(container) = ending.container_id {
+    // Only where code ran: that container is live here, so recording restores nothing.
+    if let Some(container) = ending.container_id.filter(|_| ending.code_runs > 0) {
         let calls = std::mem::take(&mut ending.calls);
         if let Err(e) = state.service.record_model_calls(owner, container, calls).await {
             tracing::warn!(%container, error = %e, "could not record a Messages turn's model calls");
@@ -151,18 +155,14 @@ fn usage(ending: &Ending) -> Value {
         "cache_creation_input_tokens": ending.tokens.cache_creation,
         "cache_read_input_tokens": ending.tokens.cache_read,
         "server_tool_use": {"code_execution_requests": ending.code_runs, "web_search_requests": 0, "web_fetch_requests": 0},
-        "sluice": {
-            "tool_calls": ending.sluice.tool_calls,
-            "tool_result_bytes": ending.sluice.tool_result_bytes,
-            "returned_bytes": ending.sluice.returned_bytes,
-            "time_ms": ending.sluice.time_ms,
-        },
+        "sluice": ending.sluice,
     })
 }
 
 /// Checks the request and splits its tools: the code tool, tools the model calls directly,
-/// tools code calls.
-fn prepare(body: MessagesRequest) -> Result<Prepared, ApiError> {
+/// tools code calls (the request's, and `server_side` ones, the key's own that the service
+/// calls itself, which executions from here may call too).
+fn prepare(body: MessagesRequest, server_side: &[Arc<Tool>]) -> Result<Prepared, ApiError> {
     if let Some(field) = body.sampling.keys().find(|k| !SAMPLING_FIELDS.contains(&k.as_str())) {
         return Err(ApiError::InvalidRequest(format!("{field}: extra inputs are not permitted")));
     }
@@ -210,7 +210,7 @@ fn prepare(body: MessagesRequest) -> Result<Prepared, ApiError> {
     };
     let mut upstream_tools = direct;
     if let Some(code) = &code {
-        upstream_tools.push(code_tool_for_upstream(&code.tools)?);
+        upstream_tools.push(code_tool_for_upstream(&code.tools, server_side)?);
     }
     // One call at a time when code may run: a script that pauses for the client ends the turn
     // there, and a call after it could not run before it ends.
@@ -237,23 +237,26 @@ fn prepare(body: MessagesRequest) -> Result<Prepared, ApiError> {
 }
 
 /// The code tool as a regular tool: what it does, and each tool code can call as the Python
-/// signature a script awaits it by.
-fn code_tool_for_upstream(tools: &[ToolDefinition]) -> Result<Value, ApiError> {
+/// signature a script awaits it by (a request's tool hides a server-side one of its name, as
+/// in the execution's toolset).
+fn code_tool_for_upstream(tools: &[ToolDefinition], server_side: &[Arc<Tool>]) -> Result<Value, ApiError> {
     let mut description = String::from(
         "Run Python in a persistent sandbox: variables, imports and files in /workspace stay from one \
          call to the next in this conversation. Top-level `await` works. Only what the code prints comes \
          back to you; tool results stay inside the sandbox, so filter, join and aggregate there and print \
          just the answer. asyncio.gather runs tool calls concurrently.",
     );
-    if !tools.is_empty() {
+    let mut callable =
+        tools.iter().map(|d| Tool::new(d.clone()).map_err(ApiError::InvalidRequest)).collect::<Result<Vec<_>, _>>()?;
+    callable.extend(server_side.iter().filter(|s| tools.iter().all(|t| t.name != s.name())).cloned());
+    if !callable.is_empty() {
         description.push_str(
             "\n\nTools the code can await, by keyword argument; each returns the tool's result as a string \
              (often JSON: use json.loads):\n",
         );
-        for definition in tools {
-            let tool = crate::tools::Tool::new(definition.clone()).map_err(ApiError::InvalidRequest)?;
+        for tool in &callable {
             description.push('\n');
-            description.push_str(&crate::tools::search::python_signature(&tool));
+            description.push_str(&crate::tools::search::python_signature(tool));
             description.push('\n');
         }
     }
@@ -280,18 +283,29 @@ mod tests {
 
     #[test]
     fn tools_split_into_direct_ones_and_signatures_in_the_code_tools_description() {
-        let prepared = prepare(request(json!([
+        let server_side = |name: &str| {
+            let definition = json!({"name": name, "allowed_callers": ["code_execution_20260120"],
+                "executor": {"type": "http", "url": "https://tools.example/x"}});
+            Tool::new(serde_json::from_value(definition).unwrap()).unwrap()
+        };
+        let server_side = [server_side("rotate_keys"), server_side("get_expenses")];
+        let prepared = prepare(
+            request(json!([
             {"type": "code_execution_20260120", "name": "code_execution"},
             {"name": "get_expenses", "description": "Expense items.", "allowed_callers": ["code_execution_20260120"],
              "input_schema": {"type": "object", "properties": {"employee_id": {"type": "string"}}, "required": ["employee_id"]}},
             {"name": "lookup", "input_schema": {"type": "object"}, "allowed_callers": ["direct", "code_execution_20260120"]},
-        ])))
+            ])),
+            &server_side,
+        )
         .unwrap();
         let names: Vec<&str> = prepared.upstream_tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(names, ["lookup", "code_execution"]);
         let description = prepared.upstream_tools[1]["description"].as_str().unwrap();
         assert!(description.contains("async def get_expenses(*, employee_id: str) -> str"), "{description}");
         assert!(description.contains("async def lookup() -> str"), "{description}");
+        assert!(description.contains("async def rotate_keys() -> str"), "the key's server-side tools: {description}");
+        assert_eq!(description.matches("async def get_expenses").count(), 1, "the request's hides its namesake");
         let code = prepared.code.unwrap();
         assert_eq!((code.caller_type.as_str(), code.tools.len()), ("code_execution_20260120", 2));
         assert_eq!(prepared.tool_choice.unwrap()["disable_parallel_tool_use"], true);
@@ -301,13 +315,13 @@ mod tests {
     #[test]
     fn requests_this_endpoint_cannot_serve_are_refused_with_the_reason() {
         let code_only = json!([{"name": "f", "allowed_callers": ["code_execution_20260120"]}]);
-        assert!(prepare(request(code_only)).unwrap_err().to_string().contains("code execution tool"));
+        assert!(prepare(request(code_only), &[]).unwrap_err().to_string().contains("code execution tool"));
         let web = json!([{"type": "web_search_20250305", "name": "web_search"}]);
-        assert!(prepare(request(web)).unwrap_err().to_string().contains("web_search_20250305"));
+        assert!(prepare(request(web), &[]).unwrap_err().to_string().contains("web_search_20250305"));
         let clash = json!([{"type": "code_execution_20260120", "name": "code_execution"}, {"name": "code_execution"}]);
-        assert!(prepare(request(clash)).is_err());
+        assert!(prepare(request(clash), &[]).is_err());
         let mut unknown = request(json!([]));
         unknown.sampling.insert("mcp_servers".into(), json!([]));
-        assert!(prepare(unknown).unwrap_err().to_string().contains("mcp_servers"));
+        assert!(prepare(unknown, &[]).unwrap_err().to_string().contains("mcp_servers"));
     }
 }

@@ -50,10 +50,10 @@ pub(crate) struct Ending {
     /// Executions run or resumed in this request.
     pub code_runs: u64,
     pub sluice: crate::engine::Usage,
-    /// The container the code ran in: `{id, expires_at}`.
-    pub container: Option<Value>,
-    /// Its id, once known (named by the request, or made for the code).
+    /// The container's id, once known (named by the request, or made for the code).
     pub container_id: Option<uuid::Uuid>,
+    /// Its expiry as the last execution left it.
+    pub container_expires_at: Option<std::time::SystemTime>,
     /// Every upstream answer, for the container's audit trail.
     pub calls: Vec<crate::audit::ModelCall>,
 }
@@ -100,7 +100,6 @@ pub(crate) async fn run(
                 Err(e) => return Err(e.into()),
             };
         ending.code_runs += 1;
-        ending.container_id = Some(view.container_id);
         match settle(view, &resume.server_tool_id, &code.caller_type, ending)? {
             Settled::Paused(calls) => {
                 paused(sink, calls, ending);
@@ -174,7 +173,6 @@ pub(crate) async fn run(
                             match service.create_execution(owner, new).await {
                                 Ok(view) => {
                                     ending.code_runs += 1;
-                                    ending.container_id = Some(view.container_id);
                                     if let Some(call) = ending.calls.last_mut() {
                                         call.executions.push(view.id.clone());
                                     }
@@ -234,7 +232,6 @@ pub(crate) async fn run(
         if results.is_empty() || direct {
             ending.stop_reason = if direct { "tool_use".into() } else { reply.stop_reason };
             ending.stop_sequence = reply.stop_sequence;
-            ending.container = container_ref(service, owner, ending.container_id, ending.container.take()).await;
             return Ok(());
         }
         for block in said {
@@ -245,7 +242,6 @@ pub(crate) async fn run(
         }
     }
     ending.stop_reason = "pause_turn".into();
-    ending.container = container_ref(service, owner, ending.container_id, ending.container.take()).await;
     Ok(())
 }
 
@@ -277,26 +273,23 @@ fn went_on_from(view: &ExecutionView, answered: &[String]) -> bool {
     }
 }
 
-/// The container's `{id, expires_at}`: from the last execution, else looked up.
-async fn container_ref(
-    service: &Service,
-    owner: &Owner,
-    container: Option<uuid::Uuid>,
-    known: Option<Value>,
-) -> Option<Value> {
-    if known.is_some() {
-        return known;
+impl Ending {
+    /// The container's `{id, expires_at}` for the answer: as the last execution left it, else
+    /// looked up (a container the request named where no code ran).
+    pub(crate) async fn container(&self, service: &Service, owner: &Owner) -> Option<crate::api::types::ContainerRef> {
+        let id = self.container_id?;
+        let expires_at = match self.container_expires_at {
+            Some(at) => at,
+            None => service.get_container(owner, id).await.ok()?.expires_at,
+        };
+        Some(crate::api::types::ContainerRef { id: id.to_string(), expires_at: crate::api::types::rfc3339(expires_at) })
     }
-    let view = service.get_container(owner, container?).await.ok()?;
-    Some(json!({"id": view.id.to_string(), "expires_at": crate::api::types::rfc3339(view.expires_at)}))
 }
 
 /// An execution's state as blocks: the calls it waits on, or its result.
 fn settle(view: ExecutionView, server_id: &str, caller_type: &str, ending: &mut Ending) -> Result<Settled, ApiError> {
-    ending.container = Some(json!({
-        "id": view.container_id.to_string(),
-        "expires_at": crate::api::types::rfc3339(view.container_expires_at),
-    }));
+    ending.container_id = Some(view.container_id);
+    ending.container_expires_at = Some(view.container_expires_at);
     let caller = json!({"type": caller_type, "tool_id": server_id});
     match view.status {
         ExecutionStatus::RequiresAction if view.tool_uses.is_empty() => Err(ApiError::Conflict(format!(
@@ -311,7 +304,7 @@ fn settle(view: ExecutionView, server_id: &str, caller_type: &str, ending: &mut 
                 .collect(),
         )),
         ExecutionStatus::Completed | ExecutionStatus::Failed => {
-            let usage = view.usage.clone();
+            ending.sluice.add(&view.usage);
             let execution = Execution::from_view(view, false);
             let Some(result) = execution.code_execution_tool_result else {
                 return Err(ApiError::Internal(format!("finished execution {} has no result", execution.id)));
@@ -319,10 +312,6 @@ fn settle(view: ExecutionView, server_id: &str, caller_type: &str, ending: &mut 
             let mut block = serde_json::to_value(&result).map_err(|e| ApiError::Internal(e.to_string()))?;
             block["tool_use_id"] = json!(server_id);
             let (text, is_error) = history::result_for_model(&block["content"]);
-            ending.sluice.tool_calls += usage.tool_calls;
-            ending.sluice.tool_result_bytes += usage.tool_result_bytes;
-            ending.sluice.returned_bytes += usage.returned_bytes;
-            ending.sluice.time_ms += usage.time_ms;
             Ok(Settled::Finished {
                 block,
                 for_model: json!({"type": "tool_result", "tool_use_id": server_id, "content": text, "is_error": is_error}),

@@ -18,6 +18,8 @@ pub(crate) const UPSTREAM_TIMEOUT: Duration = Duration::from_secs(600);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest upstream answer read; a longer one is an upstream error.
 pub(crate) const MAX_UPSTREAM_RESPONSE_BYTES: usize = 16 << 20;
+/// Longest upstream error message passed on to the client, in characters.
+const MAX_UPSTREAM_ERROR_CHARS: usize = 2_000;
 /// The `anthropic-version` sent when the client sent none.
 const DEFAULT_ANTHROPIC_VERSION: &str = "2023-06-01";
 
@@ -78,6 +80,17 @@ pub(crate) struct Tokens {
 }
 
 impl Tokens {
+    /// The counts of Anthropic's `usage` object (absent fields are 0).
+    fn of_usage(usage: &Value) -> Self {
+        let count = |field: &str| usage.get(field).and_then(Value::as_u64).unwrap_or(0);
+        Self {
+            input: count("input_tokens"),
+            output: count("output_tokens"),
+            cache_creation: count("cache_creation_input_tokens"),
+            cache_read: count("cache_read_input_tokens"),
+        }
+    }
+
     pub(crate) fn add(&mut self, other: Tokens) {
         // Figures the upstream reports: added without trusting them to stay small.
         self.input = self.input.saturating_add(other.input);
@@ -164,6 +177,7 @@ impl Upstream {
     ) -> Result<UpstreamReply, ApiError> {
         let key = self.api_key.as_deref().or(credentials.client_key.as_deref());
         let mut http = self.client.post(&self.url).header("content-type", "application/json");
+        let streams = live.is_some();
         let body = match self.dialect {
             Dialect::Anthropic => {
                 http = http.header(
@@ -173,24 +187,23 @@ impl Upstream {
                 if let Some(key) = key {
                     http = http.header("x-api-key", key);
                 }
-                anthropic_body(request)
+                serde_json::to_string(&AnthropicBody { request, stream: streams })
             }
             Dialect::OpenAi => {
                 if let Some(key) = key {
                     http = http.bearer_auth(key);
                 }
-                openai::request_body(request)?
-            }
-        };
-        let mut body = body;
-        if live.is_some() {
-            body["stream"] = json!(true);
-            if self.dialect == Dialect::OpenAi {
-                body["stream_options"] = json!({"include_usage": true});
+                let mut body = openai::request_body(request)?;
+                if streams {
+                    body["stream"] = json!(true);
+                    body["stream_options"] = json!({"include_usage": true});
+                }
+                serde_json::to_string(&body)
             }
         }
+        .map_err(|e| ApiError::Internal(format!("encoding the upstream request: {e}")))?;
         let started = std::time::Instant::now();
-        let response = http.body(body.to_string()).send().await.map_err(|e| unreachable_upstream(&e))?;
+        let response = http.body(body).send().await.map_err(|e| unreachable_upstream(&e))?;
         let status = response.status();
         let is_stream = response
             .headers()
@@ -222,41 +235,50 @@ impl Upstream {
     }
 }
 
-/// Anthropic's request body: the conversation as it is, tools and sampling fields beside it.
-fn anthropic_body(request: &UpstreamRequest<'_>) -> Value {
-    let mut body = request.sampling.clone();
-    body.insert("model".into(), json!(request.model));
-    body.insert("max_tokens".into(), json!(request.max_tokens));
-    body.insert("messages".into(), Value::Array(request.messages.to_vec()));
-    if let Some(system) = request.system {
-        body.insert("system".into(), system.clone());
+/// Anthropic's request body: the conversation as it is, tools and sampling fields beside it,
+/// written from the request's own parts (a long conversation is not copied for each call).
+struct AnthropicBody<'a> {
+    request: &'a UpstreamRequest<'a>,
+    stream: bool,
+}
+
+impl serde::Serialize for AnthropicBody<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let request = self.request;
+        let mut body = serializer.serialize_map(None)?;
+        for (field, value) in request.sampling {
+            body.serialize_entry(field, value)?;
+        }
+        body.serialize_entry("model", request.model)?;
+        body.serialize_entry("max_tokens", &request.max_tokens)?;
+        body.serialize_entry("messages", request.messages)?;
+        if let Some(system) = request.system {
+            body.serialize_entry("system", system)?;
+        }
+        if !request.tools.is_empty() {
+            body.serialize_entry("tools", request.tools)?;
+        }
+        if let Some(choice) = request.tool_choice {
+            body.serialize_entry("tool_choice", choice)?;
+        }
+        if self.stream {
+            body.serialize_entry("stream", &true)?;
+        }
+        body.end()
     }
-    if !request.tools.is_empty() {
-        body.insert("tools".into(), Value::Array(request.tools.to_vec()));
-    }
-    if let Some(choice) = request.tool_choice {
-        body.insert("tool_choice".into(), choice.clone());
-    }
-    Value::Object(body)
 }
 
 fn anthropic_reply(mut parsed: Value) -> Result<UpstreamReply, ApiError> {
     let Some(Value::Array(content)) = parsed.get_mut("content").map(Value::take) else {
         return Err(upstream_error(StatusCode::BAD_GATEWAY, "api_error", "the upstream's answer has no content"));
     };
-    let usage = &parsed["usage"];
-    let count = |field: &str| usage.get(field).and_then(Value::as_u64).unwrap_or(0);
     Ok(UpstreamReply {
         streamed: Vec::new(),
         content,
         stop_reason: parsed["stop_reason"].as_str().unwrap_or("end_turn").to_owned(),
         stop_sequence: parsed["stop_sequence"].as_str().map(str::to_owned),
-        usage: Tokens {
-            input: count("input_tokens"),
-            output: count("output_tokens"),
-            cache_creation: count("cache_creation_input_tokens"),
-            cache_read: count("cache_read_input_tokens"),
-        },
+        usage: Tokens::of_usage(&parsed["usage"]),
     })
 }
 
@@ -329,12 +351,8 @@ async fn anthropic_stream(events: &mut UpstreamEvents, sink: &mut Sink) -> Resul
             .map_err(|_| upstream_error(StatusCode::BAD_GATEWAY, "api_error", "an upstream event is not JSON"))?;
         let count = |usage: &Value, field: &str| usage.get(field).and_then(Value::as_u64);
         match event["type"].as_str() {
-            Some("message_start") => {
-                let usage = &event["message"]["usage"];
-                reply.usage.input = count(usage, "input_tokens").unwrap_or(0);
-                reply.usage.cache_creation = count(usage, "cache_creation_input_tokens").unwrap_or(0);
-                reply.usage.cache_read = count(usage, "cache_read_input_tokens").unwrap_or(0);
-            }
+            // Its output count is a placeholder; `message_delta` has the real one.
+            Some("message_start") => reply.usage = Tokens::of_usage(&event["message"]["usage"]),
             Some("content_block_start") => {
                 let block = event["content_block"].clone();
                 let live = matches!(block["type"].as_str(), Some("text" | "thinking"));
@@ -447,7 +465,7 @@ fn refused_by_upstream(status: StatusCode, body: &Value) -> ApiError {
         .or_else(|| body["error"].as_str())
         .or_else(|| body["message"].as_str())
         .unwrap_or("the upstream refused the request");
-    let message: String = message.chars().take(2_000).collect();
+    let message: String = message.chars().take(MAX_UPSTREAM_ERROR_CHARS).collect();
     let (status, kind) = match status.as_u16() {
         400 | 404 | 422 => (StatusCode::BAD_REQUEST, "invalid_request_error"),
         401 => (StatusCode::UNAUTHORIZED, "authentication_error"),
@@ -483,6 +501,29 @@ mod tests {
         ] {
             assert!(Upstream::new(bad, None).is_err(), "{bad} was accepted");
         }
+    }
+
+    #[test]
+    fn the_anthropic_body_is_the_conversation_with_its_tools_and_sampling() {
+        let messages = [json!({"role": "user", "content": "hi"})];
+        let tools = [json!({"name": "code_execution"})];
+        let sampling = Map::from_iter([("temperature".to_owned(), json!(0.1))]);
+        let request = UpstreamRequest {
+            model: "m",
+            max_tokens: 9,
+            system: None,
+            messages: &messages,
+            tools: &tools,
+            tool_choice: None,
+            sampling: &sampling,
+        };
+        let body = serde_json::to_value(AnthropicBody { request: &request, stream: true }).unwrap();
+        assert_eq!(
+            body,
+            json!({"temperature": 0.1, "model": "m", "max_tokens": 9, "messages": messages, "tools": tools, "stream": true})
+        );
+        let whole = serde_json::to_value(AnthropicBody { request: &request, stream: false }).unwrap();
+        assert!(whole.get("stream").is_none() && whole.get("system").is_none(), "{whole}");
     }
 
     #[test]
