@@ -4,6 +4,7 @@
 //! accessors return an error (never panic) for any range outside the memory, and they must
 //! state a size limit before anything is copied into host memory.
 
+use super::page_diff::PageDiff;
 use wasmtime::{AsContext, AsContextMut, Memory};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,22 +72,20 @@ const PAGEMAP_PRESENT: u64 = 1 << 63;
 /// been written by this process (copy-on-write from the image happened).
 const PAGEMAP_FILE_OR_SHARED: u64 = 1 << 61;
 
-/// Pages of `memory` that differ from `base` (the pristine image's memory), with their
-/// contents. Only pages this process has written can differ, so where the kernel says which
+/// Pages of `memory` that differ from `base` (the pristine image's memory), as XOR runs
+/// against it. Only pages this process has written can differ, so where the kernel says which
 /// those are (`/proc/self/pagemap`) only they are compared; elsewhere every page is.
-pub(crate) fn changed_pages(memory: &Memory, store: impl AsContext, base: &[u8]) -> Vec<(u32, Vec<u8>)> {
+pub(crate) fn changed_pages(memory: &Memory, store: impl AsContext, base: &[u8]) -> PageDiff {
     let data = memory.data(&store);
-    let candidates = written_pages(data).unwrap_or_else(|| (0..data.len().div_ceil(PAGE_BYTES)).collect());
-    candidates
-        .into_iter()
-        .filter_map(|index| {
-            let start = index * PAGE_BYTES;
-            let page = data.get(start..(start + PAGE_BYTES).min(data.len()))?;
-            let unchanged = base.get(start..start + page.len()) == Some(page)
-                || (start >= base.len() && page.iter().all(|&b| b == 0));
-            (!unchanged).then(|| (index as u32, page.to_vec()))
-        })
-        .collect()
+    let candidates = written_pages(data).unwrap_or_else(|| (0..data.len() / PAGE_BYTES).collect());
+    let mut diff = PageDiff::default();
+    for index in candidates {
+        let start = index * PAGE_BYTES;
+        let (Some(page), Ok(index)) = (data.get(start..start + PAGE_BYTES), u32::try_from(index)) else { continue };
+        let image = base.get(start..).map_or(&[][..], |rest| &rest[..rest.len().min(PAGE_BYTES)]);
+        diff.push_page(index, page.try_into().expect("a whole page"), image);
+    }
+    diff
 }
 
 /// Indices of the pages of `memory` this process has written (copied from the image), or
@@ -224,25 +223,22 @@ mod page_scan {
     }
 }
 
-/// Grows `memory` to `size` bytes if it is smaller, then writes each page at its index.
-pub(crate) fn write_pages(
+/// Grows `memory` to `size` bytes if it is smaller, then XORs `diff` into it: `memory` must
+/// hold the image the diff was taken against (a new instance does).
+pub(crate) fn apply_pages(
     memory: &Memory,
     mut store: impl AsContextMut,
     size: u64,
-    pages: &[(u32, Vec<u8>)],
+    diff: &PageDiff,
 ) -> Result<(), GuestMemoryError> {
     const WASM_PAGE: u64 = 65_536;
     let current = memory.data_size(&store) as u64;
+    let size = size.max(diff.memory_needed());
     if size > current {
         let grow = (size - current).div_ceil(WASM_PAGE);
         memory.grow(&mut store, grow).map_err(|_| GuestMemoryError::TooLarge { len: size, limit: current })?;
     }
-    let data = memory.data_mut(&mut store);
-    for (index, page) in pages {
-        let target = range_mut(data, u64::from(*index) * PAGE_BYTES as u64, page.len() as u64)?;
-        target.copy_from_slice(page);
-    }
-    Ok(())
+    diff.apply(memory.data_mut(&mut store)).map_err(|_| GuestMemoryError::OutOfBounds { ptr: 0, len: size })
 }
 
 pub(crate) fn check_limit(len: u64, limit: usize) -> Result<(), GuestMemoryError> {

@@ -13,6 +13,7 @@ pub(crate) mod frames;
 pub(crate) mod guest_memory;
 pub(crate) mod image;
 pub(crate) mod limits;
+mod page_diff;
 mod profile;
 mod ready_pool;
 mod runtime;
@@ -63,6 +64,10 @@ pub enum SandboxError {
     NotSnapshottable(String),
     #[error("snapshot refused: {0}")]
     Snapshot(String),
+    /// Sealed by this deployment but made by another build (its format or its image): the
+    /// container can be rebuilt from its audit trail instead.
+    #[error("snapshot from another build: {0}")]
+    SnapshotOutdated(String),
 }
 
 /// The engine, the base image and the epoch ticker, shared by every container.
@@ -197,8 +202,13 @@ impl Sandbox {
     /// it but without restoring anything.
     pub fn snapshot_host_data(&self, taken_of: Uuid, snapshot: &[u8]) -> Result<serde_json::Value, SandboxError> {
         let config = &self.shared.config;
-        let (header, _) = snapshot::open(snapshot, &config.snapshot_key, &self.shared.image_hash)
-            .map_err(|e| SandboxError::Snapshot(e.to_string()))?;
+        let (header, _) =
+            snapshot::open(snapshot, &config.snapshot_key, &self.shared.image_hash).map_err(|e| {
+                match e.is_outdated() {
+                    true => SandboxError::SnapshotOutdated(e.to_string()),
+                    false => SandboxError::Snapshot(e.to_string()),
+                }
+            })?;
         if header.container_id != taken_of.to_string() {
             return Err(SandboxError::Snapshot(format!("the snapshot was taken of another container than {taken_of}")));
         }

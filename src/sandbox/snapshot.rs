@@ -3,14 +3,16 @@
 //! to and sealed with an HMAC so that a tampered or foreign snapshot is refused.
 //!
 //! Layout: `MAGIC`, the HMAC-SHA256 of the rest, then the rest: a u32 header length, the
-//! header (JSON), and one LZ4 block holding the pages and the step frames back to back.
+//! header (JSON), the checkpoint's pages as a page diff (`sandbox::page_diff`: already sparse,
+//! so not compressed again), and one LZ4 block holding the step frames back to back.
 
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-/// Bump when the layout or the meaning of a field changes; older snapshots are refused.
-pub(crate) const SNAPSHOT_FORMAT: u32 = 2;
+/// Bump when the layout or the meaning of a field changes; older snapshots are refused (and
+/// the service rebuilds their containers from the audit trail). 3: pages as a page diff.
+pub(crate) const SNAPSHOT_FORMAT: u32 = 3;
 const MAGIC: &[u8; 8] = b"SLUICESN";
 const TAG_BYTES: usize = 32;
 /// Largest snapshot accepted (compressed), and largest payload it may expand to.
@@ -31,6 +33,14 @@ pub(crate) enum SnapshotError {
     Damaged(String),
 }
 
+impl SnapshotError {
+    /// Made by another build (format or image), not damaged or forged: the container it holds
+    /// can be rebuilt from its audit trail instead.
+    pub(crate) fn is_outdated(&self) -> bool {
+        matches!(self, Self::WrongFormat { .. } | Self::WrongImage { .. })
+    }
+}
+
 /// One journaled step, without its bytes (they follow in the payload, in order).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct StepHeader {
@@ -46,8 +56,8 @@ pub(crate) struct CheckpointHeader {
     pub memory_size: u64,
     pub clock_now_ns: u64,
     pub random_state: u64,
-    /// Indices of the 4 KiB pages that follow in the payload.
-    pub pages: Vec<u32>,
+    /// Length of the page diff that follows the header.
+    pub diff_bytes: u64,
 }
 
 /// The execution a snapshot was taken in the middle of (waiting for tool results).
@@ -88,33 +98,48 @@ fn seal(key: &[u8], body: &[u8]) -> [u8; TAG_BYTES] {
     mac.finalize().into_bytes().into()
 }
 
-/// Seals `header` and `payload` (pages, then frames) with `key`.
-pub(crate) fn encode(header: &Header, payload: &[u8], key: &[u8]) -> Vec<u8> {
+/// Seals `header`, the checkpoint's page diff and the step frames with `key`.
+pub(crate) fn encode(header: &Header, diff: &[u8], frames: &[u8], key: &[u8]) -> Vec<u8> {
     let header = serde_json::to_vec(header).expect("the header serializes");
-    let mut body = Vec::with_capacity(header.len() + payload.len() / 2 + 8);
-    body.extend_from_slice(&(header.len() as u32).to_le_bytes());
-    body.extend_from_slice(&header);
-    body.extend_from_slice(&lz4_flex::compress_prepend_size(payload));
-    let mut out = Vec::with_capacity(MAGIC.len() + TAG_BYTES + body.len());
+    let frames = lz4_flex::compress_prepend_size(frames);
+    let mut out = Vec::with_capacity(MAGIC.len() + TAG_BYTES + 4 + header.len() + diff.len() + frames.len());
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&seal(key, &body));
-    out.extend_from_slice(&body);
+    out.extend_from_slice(&[0; TAG_BYTES]);
+    out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    out.extend_from_slice(&header);
+    out.extend_from_slice(diff);
+    out.extend_from_slice(&frames);
+    let body_start = MAGIC.len() + TAG_BYTES;
+    let tag = seal(key, &out[body_start..]);
+    out[MAGIC.len()..body_start].copy_from_slice(&tag);
     out
 }
 
-/// Checks the seal, format and image, then returns the header and the payload.
-pub(crate) fn decode(bytes: &[u8], key: &[u8], image_hash: &str) -> Result<(Header, Vec<u8>), SnapshotError> {
-    let (header, compressed) = open(bytes, key, image_hash)?;
+/// A snapshot opened: its header, the checkpoint's page diff, and the step frames.
+#[derive(Debug)]
+pub(crate) struct Decoded {
+    pub header: Header,
+    pub diff: Vec<u8>,
+    pub frames: Vec<u8>,
+}
+
+/// Checks the seal, format and image, then returns the parts.
+pub(crate) fn decode(bytes: &[u8], key: &[u8], image_hash: &str) -> Result<Decoded, SnapshotError> {
+    let (header, rest) = open(bytes, key, image_hash)?;
+    let diff_bytes = header.checkpoint.as_ref().map_or(0, |c| c.diff_bytes);
+    let diff_bytes = usize::try_from(diff_bytes).ok().filter(|&n| n <= rest.len());
+    let (diff, compressed) =
+        rest.split_at(diff_bytes.ok_or_else(|| SnapshotError::Damaged("page diff length".into()))?);
     let expected = compressed.get(..4).map(|n| u32::from_le_bytes(n.try_into().expect("4 bytes")) as usize);
     if expected.is_none_or(|n| n > MAX_PAYLOAD_BYTES) {
         return Err(SnapshotError::Damaged("payload size".into()));
     }
-    let payload = lz4_flex::decompress_size_prepended(compressed).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
-    Ok((header, payload))
+    let frames = lz4_flex::decompress_size_prepended(compressed).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
+    Ok(Decoded { header, diff: diff.to_vec(), frames })
 }
 
-/// Checks the seal, format and image, then returns the header and the still compressed
-/// payload (reading the header alone costs no decompression).
+/// Checks the seal, format and image, then returns the header and what follows it (reading
+/// the header alone costs no decompression).
 pub(crate) fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<(Header, &'a [u8]), SnapshotError> {
     if bytes.len() > MAX_SNAPSHOT_BYTES || bytes.len() < MAGIC.len() + TAG_BYTES + 4 || &bytes[..MAGIC.len()] != MAGIC {
         return Err(SnapshotError::NotASnapshot);
@@ -126,10 +151,16 @@ pub(crate) fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<
     let header_len = u32::from_le_bytes(body[..4].try_into().expect("4 bytes")) as usize;
     let header_end = header_len.checked_add(4).ok_or_else(|| SnapshotError::Damaged("header length".into()))?;
     let header_bytes = body.get(4..header_end).ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
-    let header: Header = serde_json::from_slice(header_bytes).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
-    if header.format != SNAPSHOT_FORMAT {
-        return Err(SnapshotError::WrongFormat { found: header.format });
+    // The format first, so an older header (whose fields differ) is named as such.
+    #[derive(Deserialize)]
+    struct Format {
+        format: u32,
     }
+    let format: Format = serde_json::from_slice(header_bytes).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
+    if format.format != SNAPSHOT_FORMAT {
+        return Err(SnapshotError::WrongFormat { found: format.format });
+    }
+    let header: Header = serde_json::from_slice(header_bytes).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
     if header.image_hash != image_hash {
         return Err(SnapshotError::WrongImage { found: header.image_hash, expected: image_hash.to_owned() });
     }
@@ -156,9 +187,9 @@ mod tests {
 
     #[test]
     fn a_sealed_snapshot_round_trips_and_refuses_changes() {
-        let bytes = encode(&header(), b"payload bytes", b"key");
-        let (decoded, payload) = decode(&bytes, b"key", "img").unwrap();
-        assert_eq!((decoded.seed, payload.as_slice()), (1, &b"payload bytes"[..]));
+        let bytes = encode(&header(), b"", b"frame bytes", b"key");
+        let decoded = decode(&bytes, b"key", "img").unwrap();
+        assert_eq!((decoded.header.seed, decoded.frames.as_slice()), (1, &b"frame bytes"[..]));
 
         assert_eq!(decode(&bytes, b"other key", "img").unwrap_err(), SnapshotError::Tampered);
         let mut flipped = bytes.clone();
@@ -167,7 +198,16 @@ mod tests {
         assert_eq!(decode(&flipped, b"key", "img").unwrap_err(), SnapshotError::Tampered);
         assert!(matches!(decode(&bytes, b"key", "another image"), Err(SnapshotError::WrongImage { .. })));
         assert_eq!(decode(b"garbage", b"key", "img").unwrap_err(), SnapshotError::NotASnapshot);
-        let old = encode(&Header { format: 0, ..header() }, b"", b"key");
+        let old = encode(&Header { format: 0, ..header() }, b"", b"", b"key");
         assert_eq!(decode(&old, b"key", "img").unwrap_err(), SnapshotError::WrongFormat { found: 0 });
+
+        // A format 2 header (raw pages listed, no diff length) is named as an older format.
+        let header = br#"{"format":2,"checkpoint":{"pages":[3]}}"#;
+        let mut body = (header.len() as u32).to_le_bytes().to_vec();
+        body.extend_from_slice(header);
+        let older = [&MAGIC[..], &seal(b"key", &body), &body].concat();
+        let refused = decode(&older, b"key", "img").unwrap_err();
+        assert_eq!(refused, SnapshotError::WrongFormat { found: 2 });
+        assert!(refused.is_outdated() && !SnapshotError::Tampered.is_outdated());
     }
 }

@@ -211,6 +211,44 @@ async fn tampered_or_foreign_snapshots_are_refused() {
     assert!(matches!(foreign, Err(ServiceError::Unrestorable(..))), "{foreign:?}");
 }
 
+/// A snapshot sealed by this deployment but made by an older build (here: its format number
+/// turned back) is not read; the container is rebuilt from its audit trail, state included.
+#[tokio::test]
+async fn a_snapshot_from_another_build_is_rebuilt_from_the_audit_trail() {
+    use hmac::{Hmac, Mac};
+    const SNAPSHOT_KEY: &[u8] = b"the snapshot key of this test, 32";
+    let (store, url) = sqlite_store().await;
+    let sandbox =
+        Sandbox::new(SandboxConfig { snapshot_key: SNAPSHOT_KEY.to_vec(), ..SandboxConfig::default() }).await.unwrap();
+    let first = Service::with_store(sandbox.clone(), ServiceConfig::default(), store.clone());
+    let setup = "seen = [1, 2]\ndef grow(n):\n    seen.append(n)\n    return len(seen)";
+    let id = first.create_execution(&owner(), run_in(None, setup)).await.unwrap().container_id;
+    assert_eq!(stdout(&first, id, "print(grow(3))").await, "3\n");
+    first.shutdown().await;
+
+    // Reseal the saved snapshot with its header's format set back to 2.
+    let mut stored = store.load_container(&id.to_string()).await.unwrap().expect("saved at shutdown");
+    let (magic, tag) = (8, 32);
+    let body_start = magic + tag;
+    let header_len = u32::from_le_bytes(stored.snapshot[body_start..body_start + 4].try_into().unwrap()) as usize;
+    let header = &mut stored.snapshot[body_start + 4..body_start + 4 + header_len];
+    let text = String::from_utf8(header.to_vec()).unwrap();
+    assert!(text.starts_with(r#"{"format":3,"#), "{text}");
+    header[10] = b'2';
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(SNAPSHOT_KEY).unwrap();
+    mac.update(&stored.snapshot[body_start..]);
+    let resealed = mac.finalize().into_bytes();
+    stored.snapshot[magic..body_start].copy_from_slice(&resealed);
+    store.save_container(&stored).await.unwrap();
+
+    let reopened = Arc::new(Store::open(&url, &common::server_key()).await.unwrap());
+    let second = Service::with_store(sandbox, ServiceConfig::default(), reopened.clone());
+    assert_eq!(stdout(&second, id, "print(grow(4), seen)").await, "4 [1, 2, 3, 4]\n", "rebuilt, state and all");
+    second.shutdown().await;
+    let saved_again = reopened.load_container(&id.to_string()).await.unwrap().expect("saved again");
+    assert_ne!(saved_again.snapshot, stored.snapshot, "the rebuilt container was saved in this build's format");
+}
+
 /// A fresh schema in the machine's PostgreSQL, as a URL that selects it.
 async fn postgres_schema(base: &str) -> String {
     use sqlx::Connection;

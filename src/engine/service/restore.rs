@@ -64,6 +64,17 @@ impl Service {
         let stored = store.load_container(&key).await?;
         let saved = stored.as_ref().map_or(row.created_at, |stored| stored.last_used);
         let last_used = saved.max(last_used);
+        // A snapshot made by another build (an upgrade changed the image or the format) is not
+        // read: the container is rebuilt from its audit trail, and an execution the snapshot
+        // held waiting is cut off like any other unfinished one.
+        let stored = stored.filter(|stored| {
+            let outdated = self.inner.sandbox.snapshot_host_data(id, &stored.snapshot);
+            let outdated = matches!(outdated, Err(SandboxError::SnapshotOutdated(_)));
+            if outdated {
+                tracing::warn!(container = %key, "its snapshot is from another build: rebuilding it from the audit trail");
+            }
+            !outdated
+        });
         let now = SystemTime::now();
         let config = &self.inner.config;
         if at(last_used) + config.idle_timeout <= now || at(row.created_at) + config.max_age <= now {

@@ -6,6 +6,7 @@
 use super::super::SandboxError;
 use super::super::abi::GuestExports;
 use super::super::limits::Limits;
+use super::super::page_diff::PageDiff;
 use super::super::state::{HostState, Waiter};
 use super::{Container, Live};
 use std::collections::VecDeque;
@@ -38,12 +39,12 @@ impl StepInput {
     }
 }
 
-/// A container's state at a committed point: memory pages that differ from the image, and
-/// the host state the guest sees. Rollback, restore and fork all start from one, then replay
+/// A container's state at a committed point: memory pages that differ from the image (as XOR
+/// runs against it), and the host state the guest sees. Rollback, restore and fork all start from one, then replay
 /// the journal after it.
 pub(super) struct Checkpoint {
     pub(super) memory_size: u64,
-    pub(super) pages: Vec<(u32, Vec<u8>)>,
+    pub(super) pages: PageDiff,
     pub(super) clock_now_ns: u64,
     pub(super) random_state: u64,
 }
@@ -88,7 +89,7 @@ impl Container {
     pub(super) async fn rebuild(&mut self) -> Result<Live, SandboxError> {
         let (mut store, exports) = self.shared.instantiate(self.seed, self.shared.maxima().memory_bytes).await?;
         if let Some(checkpoint) = &self.checkpoint {
-            crate::sandbox::guest_memory::write_pages(
+            crate::sandbox::guest_memory::apply_pages(
                 exports.memory(),
                 &mut store,
                 checkpoint.memory_size,

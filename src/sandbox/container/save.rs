@@ -1,7 +1,10 @@
 //! A container to bytes and back: a checkpoint, the journal since, the execution waiting in it
 //! and what the host keeps with it, sealed together (the format is in `sandbox::snapshot`).
 
-use super::super::snapshot::{CheckpointHeader, Header, RunningHeader, SNAPSHOT_FORMAT, StepHeader, decode, encode};
+use super::super::page_diff::PageDiff;
+use super::super::snapshot::{
+    CheckpointHeader, Decoded, Header, RunningHeader, SNAPSHOT_FORMAT, StepHeader, decode, encode,
+};
 use super::super::state::{MemoryGuard, Output};
 use super::super::{SandboxError, Shared};
 use super::journal::{Checkpoint, JournalStep, StepInput, replay_steps};
@@ -26,16 +29,11 @@ impl Container {
         }
         self.compact().await;
         let mut payload = Vec::new();
-        let checkpoint = self.checkpoint.as_ref().map(|c| {
-            for (_, page) in &c.pages {
-                payload.extend_from_slice(page);
-            }
-            CheckpointHeader {
-                memory_size: c.memory_size,
-                clock_now_ns: c.clock_now_ns,
-                random_state: c.random_state,
-                pages: c.pages.iter().map(|(index, _)| *index).collect(),
-            }
+        let checkpoint = self.checkpoint.as_ref().map(|c| CheckpointHeader {
+            memory_size: c.memory_size,
+            clock_now_ns: c.clock_now_ns,
+            random_state: c.random_state,
+            diff_bytes: c.pages.as_bytes().len() as u64,
         });
         let step_headers = |steps: &[JournalStep], payload: &mut Vec<u8>| -> Vec<StepHeader> {
             steps
@@ -77,7 +75,8 @@ impl Container {
             journal,
             running,
         };
-        Ok(encode(&header, &payload, &self.shared.config.snapshot_key))
+        let diff = self.checkpoint.as_ref().map_or(&[][..], |c| c.pages.as_bytes());
+        Ok(encode(&header, diff, &payload, &self.shared.config.snapshot_key))
     }
 
     /// A container rebuilt from a snapshot of container `taken_of`, under `id` (the same, or
@@ -88,8 +87,11 @@ impl Container {
         taken_of: Uuid,
         bytes: &[u8],
     ) -> Result<(Self, serde_json::Value), SandboxError> {
-        let (header, payload) = decode(bytes, &shared.config.snapshot_key, &shared.image_hash)
-            .map_err(|e| SandboxError::Snapshot(e.to_string()))?;
+        let Decoded { header, diff, frames: payload } = decode(bytes, &shared.config.snapshot_key, &shared.image_hash)
+            .map_err(|e| match e.is_outdated() {
+                true => SandboxError::SnapshotOutdated(e.to_string()),
+                false => SandboxError::Snapshot(e.to_string()),
+            })?;
         if header.container_id != taken_of.to_string() {
             return Err(SandboxError::Snapshot(format!(
                 "the snapshot was taken of container {}, not {taken_of}",
@@ -106,11 +108,7 @@ impl Container {
         let checkpoint = match &header.checkpoint {
             None => None,
             Some(c) => {
-                let pages = c
-                    .pages
-                    .iter()
-                    .map(|index| Ok((*index, take(crate::sandbox::guest_memory::PAGE_BYTES)?)))
-                    .collect::<Result<Vec<_>, SandboxError>>()?;
+                let pages = PageDiff::from_bytes(diff).map_err(|e| damaged(&e.to_string()))?;
                 Some(Arc::new(Checkpoint {
                     memory_size: c.memory_size,
                     pages,
