@@ -217,12 +217,24 @@ impl Sandbox {
 }
 
 impl Shared {
-    /// A new instance of the base image, in a store of its own.
+    /// A never-run instance of the base image, in a store of its own: a ready container's
+    /// when one waits (its hot pages already copied, so a restore writes its pages into memory
+    /// that faults less), else a new one.
     pub(crate) async fn instantiate(
         &self,
         seed: u64,
         memory_bytes: u64,
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
+        let ready = self.ready_slots.upgrade().and_then(|ready| {
+            ready.note_demand();
+            ready.lock().pop()
+        });
+        if let Some((mut store, exports)) = ready.and_then(Container::into_fresh_instance) {
+            let state = store.data_mut();
+            state.random = state::SeededRandom::new(seed);
+            state.memory_guard = state::MemoryGuard::new(memory_bytes);
+            return Ok((store, exports));
+        }
         match self.instantiate_in_free_slot(seed, memory_bytes).await {
             // Ready containers hold slots too: a container that needs one (new, restored or
             // rolled back) comes first, so give them up before refusing.

@@ -159,6 +159,13 @@ impl Container {
         }
     }
 
+    /// The never-run instance of a ready container, given up to a container being rebuilt
+    /// (restored, forked or rolled back).
+    pub(crate) fn into_fresh_instance(mut self) -> Option<(Store<HostState>, GuestExports)> {
+        debug_assert_eq!(self.executions, 0, "only a never-run container is taken apart");
+        self.live.take().map(|live| (live.store, live.exports))
+    }
+
     /// Gives a prepared, never-run container its identity: its id and its random seed (no
     /// guest code has read the seed yet).
     pub(crate) fn claim(&mut self, id: Uuid, seed: u64) {
