@@ -40,8 +40,8 @@ impl StepInput {
 }
 
 /// A container's state at a committed point: memory pages that differ from the image (as XOR
-/// runs against it), and the host state the guest sees. Rollback, restore and fork all start from one, then replay
-/// the journal after it.
+/// runs against it), and the host state the guest sees. Rollback, restore and fork all start
+/// from one, then replay the journal after it.
 pub(super) struct Checkpoint {
     pub(super) memory_size: u64,
     pub(super) pages: PageDiff,
