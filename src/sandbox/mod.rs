@@ -174,9 +174,7 @@ impl Sandbox {
 
     /// A fresh container with the given id and random seed (replay uses the recorded ones).
     pub async fn create_container_with(&self, id: Uuid, seed: u64) -> Result<Container, SandboxError> {
-        self.ready.note_demand();
-        let ready = self.ready.lock().pop();
-        let container = match ready {
+        let container = match self.ready.take() {
             Some(mut container) => {
                 container.claim(id, seed);
                 container
@@ -225,14 +223,12 @@ impl Shared {
         seed: u64,
         memory_bytes: u64,
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
-        let ready = self.ready_slots.upgrade().and_then(|ready| {
-            ready.note_demand();
-            ready.lock().pop()
-        });
-        if let Some((mut store, exports)) = ready.and_then(Container::into_fresh_instance) {
-            let state = store.data_mut();
-            state.random = state::SeededRandom::new(seed);
-            state.memory_guard = state::MemoryGuard::new(memory_bytes);
+        let ready = self.ready_slots.upgrade().and_then(|ready| ready.take());
+        if let Some((mut store, exports)) = ready.and_then(|mut spare| {
+            spare.claim(Uuid::nil(), seed);
+            spare.into_fresh_instance()
+        }) {
+            store.data_mut().memory_guard = state::MemoryGuard::new(memory_bytes);
             return Ok((store, exports));
         }
         match self.instantiate_in_free_slot(seed, memory_bytes).await {

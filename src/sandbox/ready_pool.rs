@@ -34,8 +34,10 @@ impl Default for ReadyPool {
 }
 
 impl ReadyPool {
-    pub(super) fn note_demand(&self) {
+    /// A ready container, if one waits; asking counts as demand either way.
+    pub(super) fn take(&self) -> Option<Container> {
         self.last_demand_us.store(self.epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
+        self.lock().pop()
     }
 
     /// Whether containers were asked for lately: refilling then would compete with them
