@@ -196,6 +196,12 @@ impl Sandbox {
         Container::restore(self.shared.clone(), id, taken_of, snapshot).await
     }
 
+    /// Whether a snapshot was made by another build (its format or image): its container is
+    /// to be rebuilt from the audit trail. Reads the header only (see `snapshot`).
+    pub fn snapshot_is_outdated(&self, snapshot: &[u8]) -> bool {
+        snapshot::made_by_another_build(snapshot, &self.shared.image_hash)
+    }
+
     /// The host data sealed in a snapshot of `taken_of`, checked like a restore would check
     /// it but without restoring anything.
     pub fn snapshot_host_data(&self, taken_of: Uuid, snapshot: &[u8]) -> Result<serde_json::Value, SandboxError> {

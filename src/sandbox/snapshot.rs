@@ -138,6 +138,23 @@ pub(crate) fn decode(bytes: &[u8], key: &[u8], image_hash: &str) -> Result<Decod
     Ok(Decoded { header, diff: diff.to_vec(), frames })
 }
 
+/// Whether the snapshot names another format or image than this build's, read without
+/// checking the seal: a forged answer can only make the service rebuild a container from its
+/// audit trail (itself sealed), and a restore checks the seal anyway, so the seal is checked
+/// once, not twice.
+pub(crate) fn made_by_another_build(bytes: &[u8], image_hash: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Made {
+        format: u32,
+        #[serde(default)]
+        image_hash: String,
+    }
+    let body = bytes.get(MAGIC.len() + TAG_BYTES..).unwrap_or_default();
+    let header_len = body.get(..4).map_or(0, |n| u32::from_le_bytes(n.try_into().expect("4 bytes")) as usize);
+    let made = body.get(4..4usize.saturating_add(header_len)).and_then(|h| serde_json::from_slice::<Made>(h).ok());
+    made.is_some_and(|made| made.format != SNAPSHOT_FORMAT || made.image_hash != image_hash)
+}
+
 /// Checks the seal, format and image, then returns the header and what follows it (reading
 /// the header alone costs no decompression).
 pub(crate) fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<(Header, &'a [u8]), SnapshotError> {
@@ -209,5 +226,7 @@ mod tests {
         let refused = decode(&older, b"key", "img").unwrap_err();
         assert_eq!(refused, SnapshotError::WrongFormat { found: 2 });
         assert!(refused.is_outdated() && !SnapshotError::Tampered.is_outdated());
+        assert!(made_by_another_build(&older, "img") && made_by_another_build(&bytes, "another image"));
+        assert!(!made_by_another_build(&bytes, "img") && !made_by_another_build(b"garbage", "img"));
     }
 }

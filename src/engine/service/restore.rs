@@ -68,8 +68,7 @@ impl Service {
         // read: the container is rebuilt from its audit trail, and an execution the snapshot
         // held waiting is cut off like any other unfinished one.
         let stored = stored.filter(|stored| {
-            let outdated = self.inner.sandbox.snapshot_host_data(id, &stored.snapshot);
-            let outdated = matches!(outdated, Err(SandboxError::SnapshotOutdated(_)));
+            let outdated = self.inner.sandbox.snapshot_is_outdated(&stored.snapshot);
             if outdated {
                 tracing::warn!(container = %key, "its snapshot is from another build: rebuilding it from the audit trail");
             }
@@ -96,7 +95,9 @@ impl Service {
             Some(stored) => {
                 let (container, host) =
                     self.inner.sandbox.restore_container(id, id, &stored.snapshot).await.map_err(|e| match e {
-                        SandboxError::Snapshot(why) | SandboxError::NotSnapshottable(why) => unrestorable(&key, why),
+                        SandboxError::Snapshot(why)
+                        | SandboxError::SnapshotOutdated(why)
+                        | SandboxError::NotSnapshottable(why) => unrestorable(&key, why),
                         other => other.into(),
                     })?;
                 let sealed: SealedState = serde_json::from_value(host).map_err(|e| unrestorable(&key, e))?;
