@@ -146,8 +146,10 @@ pub(super) async fn run(file: &Path, files: RunFiles, limits: &[Assignment]) -> 
         Err(message) => return usage_error(&message),
     };
     // One container (and a second while it is rolled back): reserving the service's
-    // thousand slots would cost startup time for nothing.
-    let mut config = SandboxConfig { max_containers: RUN_MAX_CONTAINERS, ..SandboxConfig::default() };
+    // thousand slots would cost startup time for nothing. No ready pool either: its probe
+    // execution and prefaulted spares serve the next container, and this process has none.
+    let mut config =
+        SandboxConfig { max_containers: RUN_MAX_CONTAINERS, ready_containers: 0, ..SandboxConfig::default() };
     if let Some(dir) = files.cache_dir {
         config.cache_dir = dir;
     }
