@@ -7,7 +7,7 @@ use super::guest_memory;
 use super::state::{BlockedCall, HostState, Waiter};
 use std::time::Instant;
 use tokio::sync::oneshot;
-use wasmtime::{AsContextMut, Caller, Extern, Instance, Linker, Memory, TypedFunc};
+use wasmtime::{AsContextMut, Caller, Extern, Global, Instance, Linker, Memory, Mutability, TypedFunc};
 
 pub(crate) const ABI_MODULE: &str = "sluice_v1";
 
@@ -17,21 +17,49 @@ pub(crate) struct GuestExports {
     memory: Memory,
     input: TypedFunc<u32, u32>,
     step: TypedFunc<u32, u64>,
+    /// The instance's mutable globals, in export order. The image exports every global (see
+    /// `image::with_exports_of`), so these and the memory are all the state an instance has
+    /// besides its table, which the guest never changes (wizer's contract too).
+    globals: Vec<Global>,
 }
 
 impl GuestExports {
     pub(crate) fn new(instance: &Instance, mut store: impl AsContextMut) -> wasmtime::Result<Self> {
         let memory =
             instance.get_memory(&mut store, "memory").ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
+        // By the module's export types: taking every export from the instance would also take
+        // its function table, which wasmtime then fills in whole (a millisecond per instance).
+        let module = instance.module(&store).clone();
+        let globals = module
+            .exports()
+            .filter(|export| export.ty().global().is_some_and(|global| global.mutability() == Mutability::Var))
+            .filter_map(|export| instance.get_global(&mut store, export.name()))
+            .collect();
         Ok(Self {
             memory,
             input: instance.get_typed_func(&mut store, "sluice_input")?,
             step: instance.get_typed_func(&mut store, "sluice_step")?,
+            globals,
         })
     }
 
     pub(crate) fn memory(&self) -> &Memory {
         &self.memory
+    }
+
+    /// Sets this instance's mutable globals to `other`'s (an instance of the same image);
+    /// `false`, with nothing changed, if their globals do not pair up.
+    pub(crate) fn copy_globals_from(
+        &self,
+        mut store: impl AsContextMut,
+        other: &GuestExports,
+        mut other_store: impl AsContextMut,
+    ) -> bool {
+        if self.globals.len() != other.globals.len() {
+            return false;
+        }
+        let values: Vec<_> = other.globals.iter().map(|global| global.get(&mut other_store)).collect();
+        self.globals.iter().zip(values).all(|(global, value)| global.set(&mut store, value).is_ok())
     }
 
     /// Hands one request frame to the guest and returns its response frame.

@@ -68,8 +68,10 @@ pub(crate) fn size(memory: &Memory, store: impl AsContext) -> usize {
 pub(crate) const PAGE_BYTES: usize = 4096;
 /// Bit 63 of a /proc/self/pagemap entry: the page is present.
 const PAGEMAP_PRESENT: u64 = 1 << 63;
-/// Bit 61: file-backed or shared. A private page that is present and not file-backed has
-/// been written by this process (copy-on-write from the image happened).
+/// Bit 62: the page is swapped out.
+const PAGEMAP_SWAPPED: u64 = 1 << 62;
+/// Bit 61: file-backed or shared. A private page that is present (or swapped out) and not
+/// file-backed has been written by this process (copy-on-write from the image happened).
 const PAGEMAP_FILE_OR_SHARED: u64 = 1 << 61;
 
 /// Pages of `memory` that differ from `base` (the pristine image's memory), as XOR runs
@@ -128,7 +130,7 @@ fn written_pages_entry_by_entry(map: &std::fs::File, data: &[u8]) -> Option<Vec<
         .enumerate()
         .filter(|(_, entry)| {
             let entry = u64::from_le_bytes((*entry).try_into().expect("8 bytes"));
-            entry & PAGEMAP_PRESENT != 0 && entry & PAGEMAP_FILE_OR_SHARED == 0
+            entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED) != 0 && entry & PAGEMAP_FILE_OR_SHARED == 0
         })
         .map(|(index, _)| index)
         .collect();
@@ -148,6 +150,7 @@ mod page_scan {
     const PAGE_IS_WRITTEN: u64 = 1 << 1;
     const PAGE_IS_FILE: u64 = 1 << 2;
     const PAGE_IS_PRESENT: u64 = 1 << 3;
+    const PAGE_IS_SWAPPED: u64 = 1 << 4;
     const PAGE_IS_PFNZERO: u64 = 1 << 5;
     /// Ranges asked for per call; a memory with more is scanned in several calls.
     const REGIONS_PER_CALL: usize = 256;
@@ -179,8 +182,9 @@ mod page_scan {
         categories: u64,
     }
 
-    /// Indices (from `data`'s start) of its pages that are present, private and not the
-    /// shared zero page: the pages this process wrote. `None` if the kernel lacks the ioctl.
+    /// Indices (from `data`'s start) of its pages that are private and not the shared zero
+    /// page, whether present or swapped out: the pages this process wrote. `None` if the
+    /// kernel lacks the ioctl.
     pub(super) fn written_pages(map: &std::fs::File, data: &[u8]) -> Option<Vec<usize>> {
         let base = data.as_ptr() as u64;
         if !base.is_multiple_of(PAGE_BYTES as u64) {
@@ -197,9 +201,11 @@ mod page_scan {
                 end,
                 vec: regions.as_mut_ptr() as u64,
                 vec_len: REGIONS_PER_CALL as u64,
-                // PRESENT and WRITTEN set, FILE and PFNZERO clear (inverted, then required).
+                // WRITTEN set, FILE and PFNZERO clear (inverted, then required), and PRESENT
+                // or SWAPPED: a written page the kernel swapped out still differs.
                 category_inverted: PAGE_IS_FILE | PAGE_IS_PFNZERO,
-                category_mask: PAGE_IS_PRESENT | PAGE_IS_WRITTEN | PAGE_IS_FILE | PAGE_IS_PFNZERO,
+                category_mask: PAGE_IS_WRITTEN | PAGE_IS_FILE | PAGE_IS_PFNZERO,
+                category_anyof_mask: PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
                 // No categories reported back, so adjacent matches merge into one range.
                 return_mask: 0,
                 ..ScanArgs::default()
@@ -221,6 +227,26 @@ mod page_scan {
         }
         Some(written)
     }
+}
+
+/// Copies `base` (the pristine image's memory) back over every page of `memory` this process
+/// wrote, so that `memory` is the image again, byte for byte, for another tenant. `false`,
+/// with nothing copied, when that cannot be done exactly or cheaply: the memory has grown past
+/// the image, the kernel does not say which pages were written, or more than `max_pages` were.
+pub(crate) fn reset_to_image(memory: &Memory, mut store: impl AsContextMut, base: &[u8], max_pages: usize) -> bool {
+    let data = memory.data_mut(&mut store);
+    if data.len() != base.len() || !data.len().is_multiple_of(PAGE_BYTES) {
+        return false;
+    }
+    let Some(pages) = written_pages(data) else { return false };
+    if pages.len() > max_pages || pages.iter().any(|&index| index >= data.len() / PAGE_BYTES) {
+        return false;
+    }
+    for index in pages {
+        let page = index * PAGE_BYTES..(index + 1) * PAGE_BYTES;
+        data[page.clone()].copy_from_slice(&base[page]);
+    }
+    true
 }
 
 /// Grows `memory` to `size` bytes if it is smaller, then XORs `diff` into it: `memory` must
@@ -358,6 +384,28 @@ mod tests {
             None => eprintln!("SKIPPED: this kernel has no PAGEMAP_SCAN (Linux 6.7); entries are read instead"),
         }
         assert_eq!(written_pages(window).map(|pages| pages.contains(&10)), Some(true));
+    }
+
+    #[test]
+    fn a_memory_is_reset_to_its_image_exactly_or_not_at_all() {
+        let mut store = wasmtime::Store::<()>::default();
+        let memory = Memory::new(&mut store, wasmtime::MemoryType::new(1, None)).expect("a memory");
+        // A fresh memory reads as zeros, so an image of zeros is what its unwritten pages hold.
+        let image = vec![0u8; memory.data_size(&store)];
+        let data = memory.data_mut(&mut store);
+        data[2 * PAGE_BYTES + 5] = 1;
+        data[9 * PAGE_BYTES] = 2;
+        if written_pages(data).is_none() {
+            assert!(std::env::var_os("SLUICE_TEST_REQUIRE_ALL").is_none(), "/proc/self/pagemap is unreadable");
+            eprintln!("SKIPPED: /proc/self/pagemap is unreadable here");
+            return;
+        }
+        assert!(!reset_to_image(&memory, &mut store, &image, 1), "two pages written, one allowed");
+        assert_eq!(memory.data(&store)[9 * PAGE_BYTES], 2, "refused means nothing copied");
+        assert!(reset_to_image(&memory, &mut store, &image, 16));
+        assert!(memory.data(&store) == image.as_slice(), "the memory is the image again");
+        memory.grow(&mut store, 1).expect("grows");
+        assert!(!reset_to_image(&memory, &mut store, &image, 16), "a memory grown past its image is not reset");
     }
 
     #[test]

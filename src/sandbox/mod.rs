@@ -255,9 +255,14 @@ impl Shared {
         memory_bytes: u64,
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
         let (mut store, exports) = instantiate(&self.engine, &self.pre, seed, memory_bytes).await?;
-        store.data_mut().profiler = self.config.profiler.clone();
-        store.data_mut().halt = self.halt.clone();
+        self.attach(store.data_mut());
         Ok((store, exports))
+    }
+
+    /// Ties a container's host state to this sandbox: its profiler and its halt switch.
+    pub(crate) fn attach(&self, state: &mut HostState) {
+        state.profiler = self.config.profiler.clone();
+        state.halt = self.halt.clone();
     }
 
     pub(crate) fn maxima(&self) -> &Limits {

@@ -386,8 +386,8 @@ async fn the_shared_sandbox_keeps_its_pool_filled() {
     assert!(sandbox.ready_now() > 0, "and refills after containers are taken");
 }
 
-#[tokio::test]
-async fn a_ready_container_is_indistinguishable_from_a_fresh_one() {
+/// A sandbox whose pool of two ready containers has filled, and one without a pool.
+async fn pooled_and_unpooled() -> (sluice::Sandbox, sluice::Sandbox) {
     let config = |ready| sluice::SandboxConfig { ready_containers: ready, max_containers: 4, ..Default::default() };
     let pooled = sluice::Sandbox::new(config(2)).await.expect("a sandbox with a pool");
     let unpooled = sluice::Sandbox::new(config(0)).await.expect("a sandbox without a pool");
@@ -397,6 +397,12 @@ async fn a_ready_container_is_indistinguishable_from_a_fresh_one() {
     }
     assert_eq!(pooled.ready_now(), 2, "the pool fills in the background");
     assert_eq!(unpooled.ready_now(), 0);
+    (pooled, unpooled)
+}
+
+#[tokio::test]
+async fn a_ready_container_is_indistinguishable_from_a_fresh_one() {
+    let (pooled, unpooled) = pooled_and_unpooled().await;
 
     let script =
         "import random\nprint(random.random(), 'x' in globals(), len([k for k in globals() if not k.startswith('_')]))";
@@ -411,6 +417,37 @@ async fn a_ready_container_is_indistinguishable_from_a_fresh_one() {
     }
     assert_eq!(outputs[0], outputs[1], "the same seed gives the same stream and state, pooled or not");
     assert!(outputs[0].contains(" False "), "nothing of the probe's execution shows: {}", outputs[0]);
+}
+
+#[tokio::test]
+async fn a_used_container_goes_back_to_the_pool_as_the_image_again() {
+    let (pooled, unpooled) = pooled_and_unpooled().await;
+    let mut used = pooled.create_container().await.expect("container");
+    assert_eq!(pooled.ready_now(), 1);
+    let secret =
+        "import json, random\nsecret = 'hunter2' * 500\nrows = json.loads(json.dumps([{'n': i} for i in range(300)]))";
+    assert_eq!(run(&mut used, secret).await.return_code, 0);
+    drop(used);
+    assert_eq!(pooled.ready_now(), 2, "the used instance went back to the pool (too quick for a refill)");
+
+    // The pool hands out the instance it took last: the used one, reset.
+    let id = uuid::Uuid::new_v4();
+    let mut recycled = pooled.create_container_with(id, 42).await.expect("container");
+    let mut fresh = unpooled.create_container_with(id, 42).await.expect("container");
+    let (recycled_snapshot, fresh_snapshot) = (
+        recycled.snapshot(serde_json::Value::Null).await.expect("snapshot"),
+        fresh.snapshot(serde_json::Value::Null).await.expect("snapshot"),
+    );
+    assert_eq!(
+        recycled_snapshot.len(),
+        fresh_snapshot.len(),
+        "a snapshot holds the pages that differ from the image: none in either"
+    );
+    let script = "import random\nprint(random.random(), 'secret' in globals(), 'rows' in globals(), \
+        len([k for k in globals() if not k.startswith('_')]))";
+    let (a, b) = (run(&mut recycled, script).await.stdout, run(&mut fresh, script).await.stdout);
+    assert_eq!(a, b, "the same seed gives the same stream and state, recycled or new");
+    assert!(a.contains(" False False "), "nothing of the last tenant shows: {a}");
 }
 
 #[tokio::test]

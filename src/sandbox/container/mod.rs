@@ -102,6 +102,12 @@ pub struct Container {
     broken: Option<String>,
 }
 
+impl Drop for Container {
+    fn drop(&mut self) {
+        self.give_back_instance();
+    }
+}
+
 enum Event {
     Returned(Live, Result<Vec<u8>, StepError>),
     Blocked(BlockedCall),
@@ -124,7 +130,13 @@ impl Container {
         Ok(Self::fresh(shared, Uuid::nil(), 0, store, exports))
     }
 
-    fn fresh(shared: Arc<Shared>, id: Uuid, seed: u64, store: Store<HostState>, exports: GuestExports) -> Self {
+    pub(super) fn fresh(
+        shared: Arc<Shared>,
+        id: Uuid,
+        seed: u64,
+        store: Store<HostState>,
+        exports: GuestExports,
+    ) -> Self {
         Self {
             id,
             seed,
@@ -259,11 +271,24 @@ impl Container {
     /// Gives the instance back to the pool: this container is no longer used here (saved and
     /// unloaded, deleted, expired). Everything asked of it afterwards fails.
     pub fn retire(&mut self) {
+        self.give_back_instance();
         self.running = None;
-        self.live = None;
         self.checkpoint = None;
         self.journal.clear();
         self.broken = Some("the container is no longer held here".into());
+    }
+
+    /// Hands a used instance to the ready pool to be reset for another container (see
+    /// `ReadyPool::recycle`); an instance that never ran is only dropped, as the pool's own are
+    /// when it gives their slots up.
+    fn give_back_instance(&mut self) {
+        let Some(live) = self.live.take() else { return };
+        if self.executions == 0 && self.running.is_none() {
+            return;
+        }
+        if let Some(pool) = self.shared.ready_slots.upgrade() {
+            pool.recycle(&self.shared, live.store, live.exports);
+        }
     }
 
     /// Gives up on the execution in flight and rolls the container back to before it.
