@@ -48,7 +48,7 @@ impl GuestExports {
     }
 
     /// Sets this instance's mutable globals to `other`'s (an instance of the same image);
-    /// `false`, with nothing changed, if their globals do not pair up.
+    /// `false` if their globals do not pair up, and the instance is then not to be reused.
     pub(crate) fn copy_globals_from(
         &self,
         mut store: impl AsContextMut,
