@@ -12,7 +12,6 @@ use wasmtime::{AsContextMut, Caller, Extern, Global, Instance, Linker, Memory, M
 pub(crate) const ABI_MODULE: &str = "sluice_v1";
 
 /// The guest's exports, looked up once per instance.
-#[derive(Clone)]
 pub(crate) struct GuestExports {
     memory: Memory,
     input: TypedFunc<u32, u32>,
@@ -55,11 +54,11 @@ impl GuestExports {
         other: &GuestExports,
         mut other_store: impl AsContextMut,
     ) -> bool {
-        if self.globals.len() != other.globals.len() {
-            return false;
-        }
-        let values: Vec<_> = other.globals.iter().map(|global| global.get(&mut other_store)).collect();
-        self.globals.iter().zip(values).all(|(global, value)| global.set(&mut store, value).is_ok())
+        self.globals.len() == other.globals.len()
+            && self.globals.iter().zip(&other.globals).all(|(global, source)| {
+                let value = source.get(&mut other_store);
+                global.set(&mut store, value).is_ok()
+            })
     }
 
     /// Hands one request frame to the guest and returns its response frame.

@@ -111,7 +111,8 @@ impl Sandbox {
         let linker = new_linker(&engine, &image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let pre = linker.instantiate_pre(&image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let ticker_stop = start_epoch_ticker(&engine);
-        let pristine = tokio::sync::Mutex::new(instantiate(&engine, &pre, 0, limits::DEFAULT_MEMORY_BYTES).await?);
+        let pristine_state = HostState::new(0, limits::DEFAULT_MEMORY_BYTES, 0);
+        let pristine = tokio::sync::Mutex::new(instantiate(&engine, &pre, pristine_state).await?);
         let hot_pages = std::sync::OnceLock::new();
         let ready = Arc::<ReadyPool>::default();
         let ready_slots = Arc::downgrade(&ready);
@@ -254,15 +255,17 @@ impl Shared {
         seed: u64,
         memory_bytes: u64,
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
-        let (mut store, exports) = instantiate(&self.engine, &self.pre, seed, memory_bytes).await?;
-        self.attach(store.data_mut());
-        Ok((store, exports))
+        instantiate(&self.engine, &self.pre, self.host_state(seed, memory_bytes)).await
     }
 
-    /// Ties a container's host state to this sandbox: its profiler and its halt switch.
-    pub(crate) fn attach(&self, state: &mut HostState) {
-        state.profiler = self.config.profiler.clone();
-        state.halt = self.halt.clone();
+    /// The host state of a new container in this sandbox (a new instance's, or a recycled
+    /// one's): its seed and memory limit, and this sandbox's profiler and halt switch.
+    pub(crate) fn host_state(&self, seed: u64, memory_bytes: u64) -> HostState {
+        HostState {
+            profiler: self.config.profiler.clone(),
+            halt: self.halt.clone(),
+            ..HostState::new(seed, memory_bytes, 0)
+        }
     }
 
     pub(crate) fn maxima(&self) -> &Limits {

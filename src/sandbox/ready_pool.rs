@@ -81,9 +81,7 @@ impl ReadyPool {
             return;
         }
         drop(pristine);
-        let mut state = HostState::new(0, Limits::default().memory_bytes, 0);
-        shared.attach(&mut state);
-        *store.data_mut() = state;
+        *store.data_mut() = shared.host_state(0, Limits::default().memory_bytes);
         let container = Container::fresh(shared.clone(), Uuid::nil(), 0, store, exports);
         let mut ready = self.lock();
         if ready.len() < shared.config.ready_containers {

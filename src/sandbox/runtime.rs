@@ -31,10 +31,9 @@ pub(crate) const KEEP_RESIDENT_BYTES: usize = 16 << 20;
 pub(super) async fn instantiate(
     engine: &Engine,
     pre: &InstancePre<HostState>,
-    seed: u64,
-    memory_bytes: u64,
+    state: HostState,
 ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
-    let mut store = build_store(engine, HostState::new(seed, memory_bytes, 0));
+    let mut store = build_store(engine, state);
     store.data_mut().deadline = Instant::now() + INSTANTIATE_BUDGET;
     let instance = pre.instantiate_async(&mut store).await.map_err(|e| {
         match e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>() {

@@ -149,10 +149,17 @@ pub(crate) fn made_by_another_build(bytes: &[u8], image_hash: &str) -> bool {
         #[serde(default)]
         image_hash: String,
     }
-    let body = bytes.get(MAGIC.len() + TAG_BYTES..).unwrap_or_default();
-    let header_len = body.get(..4).map_or(0, |n| u32::from_le_bytes(n.try_into().expect("4 bytes")) as usize);
-    let made = body.get(4..4usize.saturating_add(header_len)).and_then(|h| serde_json::from_slice::<Made>(h).ok());
+    let header = bytes.get(MAGIC.len() + TAG_BYTES..).and_then(header_of);
+    let made = header.and_then(|(header, _)| serde_json::from_slice::<Made>(header).ok());
     made.is_some_and(|made| made.format != SNAPSHOT_FORMAT || made.image_hash != image_hash)
+}
+
+/// The header in a snapshot's body (what follows the seal: a u32 length, then the header) and
+/// where it ends; `None` when the body is too short for the length it gives.
+fn header_of(body: &[u8]) -> Option<(&[u8], usize)> {
+    let header_len = u32::from_le_bytes(body.get(..4)?.try_into().expect("4 bytes")) as usize;
+    let header_end = header_len.checked_add(4)?;
+    Some((body.get(4..header_end)?, header_end))
 }
 
 /// Checks the seal, format and image, then returns the header and what follows it (reading
@@ -165,9 +172,7 @@ pub(crate) fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<
     let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
     mac.update(body);
     mac.verify_slice(tag).map_err(|_| SnapshotError::Tampered)?;
-    let header_len = u32::from_le_bytes(body[..4].try_into().expect("4 bytes")) as usize;
-    let header_end = header_len.checked_add(4).ok_or_else(|| SnapshotError::Damaged("header length".into()))?;
-    let header_bytes = body.get(4..header_end).ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
+    let (header_bytes, header_end) = header_of(body).ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
     // The format first, so an older header (whose fields differ) is named as such.
     #[derive(Deserialize)]
     struct Format {

@@ -323,8 +323,8 @@ impl Container {
         let frame: Arc<[u8]> = frame.into();
         running.steps.push(JournalStep { input: StepInput::Frame(frame.clone()), now_ns, response: None });
         let future: StepFuture = Box::pin(async move {
-            let exports = live.exports.clone();
-            let result = exports.step(&mut live.store, &frame).await;
+            let Live { store, exports } = &mut live;
+            let result = exports.step(store, &frame).await;
             (live, result)
         });
         self.drive(future, blocked_rx).await
