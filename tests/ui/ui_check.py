@@ -29,6 +29,11 @@ def use_key(page: Page, key: str) -> None:
     page.click("#key-form button")
 
 
+def shown(page: Page, hash: str) -> None:
+    """Waits until the page for `hash` is drawn: a navigation's wait never sees the page before."""
+    page.wait_for_selector(f'main[data-shown="{hash}"]')
+
+
 def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(out / f"{name}.png"), full_page=True)
 
@@ -46,11 +51,13 @@ with sync_playwright() as playwright:
 
     # Without a key the API refuses, and the page says so.
     page.goto(f"{base}/ui")
+    shown(page, "/")
     page.wait_for_selector("#error")
     seen["without_key"] = page.text_content("#error")
 
     # Key A: the list shows its executions, newest first.
     use_key(page, key_a)
+    shown(page, "/")
     page.wait_for_selector("#executions tbody tr")
     seen["listed"] = page.locator("#executions tbody tr td:nth-child(2)").all_text_contents()
     shot(page, "executions")
@@ -58,9 +65,11 @@ with sync_playwright() as playwright:
     # Filters and pages.
     # (The page's policy forbids eval, so waits go through locators, not wait_for_function.)
     page.goto(f"{base}/ui#/?tool=lookup")
+    shown(page, "/?tool=lookup")
     expect(page.locator("#executions tbody tr")).to_have_count(1)
     seen["filtered"] = page.locator("#executions tbody tr td:nth-child(2)").all_text_contents()
     page.goto(f"{base}/ui#/?limit=2")
+    shown(page, "/?limit=2")
     page.wait_for_selector("#older")
     first_page = page.locator("#executions tbody tr td:nth-child(2)").all_text_contents()
     page.click("#older")
@@ -69,6 +78,7 @@ with sync_playwright() as playwright:
 
     # One execution: code with line numbers, the calls, the output, the figures; replay it.
     page.goto(f"{base}/ui#/executions/{execution}")
+    shown(page, f"/executions/{execution}")
     page.wait_for_selector("#code li")
     seen["code_lines"] = page.locator("#code li").all_text_contents()
     seen["calls"] = [row.locator("td").all_text_contents() for row in page.locator("#calls tbody tr").all()]
@@ -83,12 +93,14 @@ with sync_playwright() as playwright:
 
     # A refused call and an uncaught exception.
     page.goto(f"{base}/ui#/executions/{refused}")
+    shown(page, f"/executions/{refused}")
     page.wait_for_selector("#calls tbody tr")
     seen["refused_calls"] = [row.locator("td").all_text_contents() for row in page.locator("#calls tbody tr").all()]
     seen["refused_stderr"] = page.text_content("#stderr")
 
     # The container: its chain, verified, and its export.
     page.goto(f"{base}/ui#/containers/{container}")
+    shown(page, f"/containers/{container}")
     page.wait_for_selector("#verdict")
     seen["verdict"] = page.text_content("#verdict")
     seen["chain"] = page.locator("#chain tbody tr td:nth-child(2)").all_text_contents()
@@ -100,9 +112,11 @@ with sync_playwright() as playwright:
     # Key B sees none of it.
     use_key(page, key_b)
     page.goto(f"{base}/ui#/")
+    shown(page, "/")
     page.wait_for_selector("#executions, #error")
     seen["other_key_listed"] = page.locator("#executions tbody tr").count()
     page.goto(f"{base}/ui#/executions/{execution}")
+    shown(page, f"/executions/{execution}")
     page.wait_for_selector("#error")
     seen["other_key_execution"] = page.text_content("#error")
     seen["page_errors"] = errors

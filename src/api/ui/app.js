@@ -5,6 +5,11 @@
 const KEY = "sluice-api-key";
 const main = document.getElementById("main");
 
+// Every navigation is numbered. An answer that arrives after a later navigation is dropped,
+// so a slow page never covers a newer one; <main data-shown> names the page once it is drawn.
+let navigation = 0;
+class Superseded extends Error {}
+
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs || {})) {
@@ -19,6 +24,7 @@ function el(tag, attrs, ...children) {
 }
 
 async function api(method, path) {
+  const asked = navigation;
   const headers = {};
   const key = sessionStorage.getItem(KEY);
   if (key) headers["x-api-key"] = key;
@@ -26,6 +32,7 @@ async function api(method, path) {
   const type = response.headers.get("content-type") || "";
   // JSON lines (an export) are text; only a JSON document is parsed.
   const body = type.startsWith("application/json") ? await response.json() : await response.text();
+  if (asked !== navigation) throw new Superseded();
   if (!response.ok) {
     const message = body && body.error ? `${body.error.message} (${body.error.code || body.error.type})` : String(body);
     throw new Error(`${response.status}: ${message}`);
@@ -99,7 +106,10 @@ function withParam(params, name, value) {
 async function executionPage(id) {
   const execution = await api("GET", `/v1/executions/${encodeURIComponent(id)}`);
   const container = execution.container.id;
-  const listed = await api("GET", `/v1/executions?container=${encodeURIComponent(container)}&limit=200`).catch(() => ({ data: [] }));
+  const listed = await api("GET", `/v1/executions?container=${encodeURIComponent(container)}&limit=200`).catch((error) => {
+    if (error instanceof Superseded) throw error;
+    return { data: [] };
+  });
   const row = listed.data.find((r) => r.id === id) || {};
   const ledger = execution.ledger || [];
   const start = row.started_at || (ledger[0] && ledger[0].requested_at) || 0;
@@ -209,6 +219,8 @@ async function containerPage(id) {
 async function route() {
   const hash = location.hash.replace(/^#/, "") || "/";
   const [path, query] = hash.split("?");
+  const mine = ++navigation;
+  main.dataset.shown = "";
   try {
     const execution = path.match(/^\/executions\/([\w-]+)$/);
     const container = path.match(/^\/containers\/([\w-]+)$/);
@@ -216,8 +228,10 @@ async function route() {
     else if (container) await containerPage(container[1]);
     else await listPage(new URLSearchParams(query || ""));
   } catch (error) {
+    if (error instanceof Superseded || mine !== navigation) return;
     failure(error);
   }
+  if (mine === navigation) main.dataset.shown = hash;
 }
 
 document.getElementById("key-form").addEventListener("submit", (event) => {
