@@ -57,7 +57,7 @@ pub use engine::service::{
 // The audit trail: events, the sealed chain, the store, bundles.
 pub use audit::{
     ChainBreak, ContainerHistory, Event, ExecutionFilter, FileRecord, FileRow, MemoryRecorder, ModelCall, NewFile,
-    Record, Recorder, Store, StoreError, read_bundle, verify_chain, write_bundle,
+    Record, Recorder, Store, StoreError, StoredContainer, read_bundle, verify_chain, write_bundle,
 };
 pub use keys::ServerKey;
 

@@ -29,7 +29,8 @@ pub(crate) use events::{
 pub use events::{FileRecord, ModelCall};
 pub(crate) use history::ExecutionHistory;
 pub(crate) use recorder::Discard;
-pub(crate) use store::{ExecutionRow, MAX_LIST_ROWS, StoredContainer};
+pub use store::StoredContainer;
+pub(crate) use store::{ExecutionRow, MAX_LIST_ROWS};
 
 /// Milliseconds since the Unix epoch.
 pub(crate) fn unix_ms(time: std::time::SystemTime) -> u64 {

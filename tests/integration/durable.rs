@@ -25,6 +25,15 @@ async fn sqlite_store() -> (Arc<Store>, String) {
     (Arc::new(Store::open(&url, &common::server_key()).await.expect("sqlite store")), url)
 }
 
+/// Writes a snapshot into the store as a writer outside the service would: under a lease of
+/// its own, handed back afterwards.
+async fn write_as_another(store: &Store, stored: &sluice::StoredContainer) {
+    let far = i64::MAX / 2;
+    assert!(store.acquire_lease(&stored.container_id, "another writer", far).await.unwrap());
+    assert!(store.save_container(stored, "another writer").await.unwrap());
+    store.release_lease(&stored.container_id, "another writer").await.unwrap();
+}
+
 fn run_in(container: Option<uuid::Uuid>, code: &str) -> NewExecution {
     NewExecution { code: code.into(), container, ..Default::default() }
 }
@@ -182,6 +191,36 @@ async fn a_fork_copies_state_then_goes_its_own_way() {
 }
 
 #[tokio::test]
+async fn a_node_whose_lease_lapsed_cannot_overwrite_a_newer_save() {
+    let mut stores = vec![sqlite_store().await.0];
+    if let Ok(base) = std::env::var("SLUICE_TEST_POSTGRES_URL") {
+        let url = postgres_schema(&base).await;
+        stores.push(Arc::new(Store::open(&url, &common::server_key()).await.expect("postgres store")));
+    }
+    for store in stores {
+        let service = Service::with_store(common::sandbox(), ServiceConfig::default(), store.clone());
+        let id = service.create_execution(&owner(), run_in(None, "x = 1")).await.unwrap().container_id.to_string();
+        service.shutdown().await;
+        let saved = store.load_container(&id).await.unwrap().expect("saved at shutdown");
+        let mut older = saved.clone();
+        older.snapshot.push(0);
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+
+        // Node b holds the lease: a's copy is not saved over the store's.
+        assert!(store.acquire_lease(&id, "b", now + 60_000).await.unwrap());
+        assert!(!store.save_container(&older, "a").await.unwrap(), "a holds no lease");
+        assert_eq!(store.load_container(&id).await.unwrap().unwrap().snapshot, saved.snapshot);
+        assert!(store.save_container(&saved, "b").await.unwrap(), "b holds the lease");
+
+        // A's own lease, lapsed: still no save.
+        store.release_lease(&id, "b").await.unwrap();
+        assert!(store.acquire_lease(&id, "a", now - 1_000).await.unwrap());
+        assert!(!store.save_container(&older, "a").await.unwrap(), "a's lease lapsed");
+        assert_eq!(store.load_container(&id).await.unwrap().unwrap().snapshot, saved.snapshot);
+    }
+}
+
+#[tokio::test]
 async fn tampered_or_foreign_snapshots_are_refused() {
     let (store, url) = sqlite_store().await;
     let sandbox = common::sandbox();
@@ -194,7 +233,7 @@ async fn tampered_or_foreign_snapshots_are_refused() {
     let mut stored = store.load_container(&a.to_string()).await.unwrap().expect("a was saved");
     let middle = stored.snapshot.len() / 2;
     stored.snapshot[middle] ^= 0x40;
-    store.save_container(&stored).await.unwrap();
+    write_as_another(&store, &stored).await;
 
     let reopened = Arc::new(Store::open(&url, &common::server_key()).await.unwrap());
     let second = Service::with_store(sandbox.clone(), ServiceConfig::default(), reopened.clone());
@@ -239,7 +278,7 @@ async fn a_snapshot_from_another_build_is_rebuilt_from_the_audit_trail() {
     mac.update(&stored.snapshot[body_start..]);
     let resealed = mac.finalize().into_bytes();
     stored.snapshot[magic..body_start].copy_from_slice(&resealed);
-    store.save_container(&stored).await.unwrap();
+    write_as_another(&store, &stored).await;
 
     let reopened = Arc::new(Store::open(&url, &common::server_key()).await.unwrap());
     let second = Service::with_store(sandbox, ServiceConfig::default(), reopened.clone());
@@ -272,7 +311,21 @@ fn node(name: &str, url: &str, dir: &std::path::Path) -> server::Server {
 }
 
 async fn execute(client: &reqwest::Client, base: &str, body: Value) -> Value {
-    server::post(client, format!("{base}/v1/executions"), body).await
+    post_retrying(client, format!("{base}/v1/executions"), body).await
+}
+
+/// Posts `body`, again while the answer is that another node holds the container: what a
+/// client is asked to do when a loaded node hands a container back later than the wait.
+async fn post_retrying(client: &reqwest::Client, url: String, body: Value) -> Value {
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let out = server::post(client, url.clone(), body.clone()).await;
+        let held = out["error"]["message"].as_str().is_some_and(|m| m.contains("is held by another node; try again"));
+        if !held || std::time::Instant::now() > give_up {
+            return out;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 #[tokio::test]
@@ -305,7 +358,7 @@ async fn two_nodes_share_containers_through_postgres() {
     assert_eq!(paused["status"], "requires_action", "{paused}");
     let call = paused["tool_uses"][0]["id"].as_str().unwrap();
     let answer = json!({"tool_results": [{"type": "tool_result", "tool_use_id": call, "content": "approved"}]});
-    let resumed = server::post(
+    let resumed = post_retrying(
         &client,
         format!("{}/v1/executions/{}/tool_results", b.base, paused["id"].as_str().unwrap()),
         answer,

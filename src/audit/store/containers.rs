@@ -49,11 +49,17 @@ impl Store {
         }))
     }
 
-    /// Keeps a container's latest snapshot (replacing the one before).
-    pub async fn save_container(&self, container: &StoredContainer) -> Result<(), StoreError> {
-        sqlx::query(
+    /// Keeps a container's latest snapshot (replacing the one before), fenced by the lease:
+    /// saved only while `node` holds an unexpired lease on the container, checked in the same
+    /// statement. A node whose lease
+    /// lapsed (another may have run the container since) gets `false` and saves nothing, so a
+    /// newer snapshot is never overwritten with an older copy.
+    pub async fn save_container(&self, container: &StoredContainer, node: &str) -> Result<bool, StoreError> {
+        let result = sqlx::query(
             "INSERT INTO container_snapshots (container_id, owner, created_at, last_used, started, saved_at, snapshot, waiting_execution) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (container_id) DO UPDATE SET \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM container_leases \
+             WHERE container_id = $1 AND node = $9 AND expires_at >= $6) \
+             ON CONFLICT (container_id) DO UPDATE SET \
              last_used = excluded.last_used, started = excluded.started, saved_at = excluded.saved_at, \
              snapshot = excluded.snapshot, waiting_execution = excluded.waiting_execution",
         )
@@ -65,9 +71,10 @@ impl Store {
         .bind(now_ms())
         .bind(&container.snapshot)
         .bind(&container.waiting_execution)
+        .bind(node)
         .execute(&self.pool)
         .await?;
-        Ok(())
+        Ok(result.rows_affected() == 1)
     }
 
     pub async fn load_container(&self, container_id: &str) -> Result<Option<StoredContainer>, StoreError> {
@@ -101,8 +108,7 @@ impl Store {
     }
 
     /// Takes or renews the lease on a container for `node` until `expires_at` (Unix ms);
-    /// false while another node holds an unexpired lease. Also forgets the chain head this
-    /// node may have cached: another node may have appended since.
+    /// false while another node holds an unexpired lease.
     pub async fn acquire_lease(&self, container_id: &str, node: &str, expires_at: i64) -> Result<bool, StoreError> {
         let result = sqlx::query(
             "INSERT INTO container_leases (container_id, node, expires_at) VALUES ($1, $2, $3) \
@@ -141,6 +147,12 @@ impl Store {
             .await?;
         let Some(row) = row else { return Ok(None) };
         Ok(Some((row.try_get("seq")?, row.try_get("hash")?)))
+    }
+
+    /// The chain head this node last wrote or read while appending to a container's chain,
+    /// if it still has it: what its copy of the container has seen.
+    pub fn cached_head(&self, container_id: &str) -> Option<(i64, String)> {
+        self.heads.lock().unwrap_or_else(|p| p.into_inner()).get(container_id).cloned()
     }
 
     /// Forgets a cached chain head (another node may have appended to that chain).

@@ -10,7 +10,7 @@ mod records;
 
 pub use records::ExecutionFilter;
 
-pub(crate) use containers::StoredContainer;
+pub use containers::StoredContainer;
 pub use files::{FileRow, NewFile};
 pub(crate) use records::{ExecutionRow, MAX_LIST_ROWS};
 

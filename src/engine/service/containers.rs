@@ -36,14 +36,8 @@ impl Service {
     pub async fn delete_container(&self, owner: &Owner, id: Uuid) -> Result<(), ServiceError> {
         let (this, owner) = (self.clone(), owner.clone());
         self.detached(async move {
-            let entry = this.container(&owner, id).await?;
-            let mut slot = entry
-                .slot
-                .try_lock()
-                .map_err(|_| ServiceError::Conflict(format!("container {id} is running an execution")))?;
-            if entry.is_retired() {
-                return Err(moved(id));
-            }
+            let running = || ServiceError::Conflict(format!("container {id} is running an execution"));
+            let (entry, mut slot) = this.held_slot(&owner, id, running).await?;
             this.interrupt_waiting(&mut slot, "the container was deleted").await;
             this.forget_container(id, Gone::Deleted);
             this.retire(&entry, &mut slot);
@@ -115,21 +109,22 @@ impl Service {
             forked_from,
         };
         self.inner.recorder.record(&id.to_string(), vec![created]).await?;
-        self.acquire_lease_waiting(&id.to_string()).await?;
+        let leased_at = self.acquire_lease_waiting(&id.to_string()).await?;
         let now = SystemTime::now();
-        let entry = self.held_entry(container, owner.clone(), (now, now), started, true);
+        let entry = self.held_entry(container, owner.clone(), (now, now), (started, leased_at), true);
         lock(&self.inner.containers).insert(id, entry.clone());
         self.inner.metrics.container_created();
         Ok(entry)
     }
 
-    /// A container as this node holds it: leased from now for the configured time.
+    /// A container as this node holds it: leased for the configured time from `leased_at`
+    /// (when the lease was asked for, not when the container was ready).
     pub(super) fn held_entry(
         &self,
         container: Container,
         owner: Owner,
         (created_at, last_used): (SystemTime, SystemTime),
-        started: u64,
+        (started, leased_at): (u64, Instant),
         dirty: bool,
     ) -> Arc<ContainerEntry> {
         Arc::new(ContainerEntry {
@@ -137,23 +132,53 @@ impl Service {
             owner,
             created_at,
             started: started.into(),
-            lease_until: Mutex::new(Instant::now() + self.inner.config.lease_ttl),
+            lease_until: Mutex::new(leased_at + self.inner.config.lease_ttl),
             dirty: dirty.into(),
             last_used: Mutex::new(last_used),
             retired: AtomicBool::new(false),
-            slot: tokio::sync::Mutex::new(Slot { container, waiting: None }),
+            saving: AtomicBool::new(false),
+            slot: Arc::new(tokio::sync::Mutex::new(Slot { container, waiting: None })),
         })
     }
 
-    /// A container of `owner`: in memory, or restored from its snapshot. Another owner's
-    /// container is as unknown as a missing one.
+    /// A container of `owner`: in memory while this node's lease on it holds, else restored
+    /// from the store. Another owner's container is as unknown as a missing one.
     pub(super) async fn container(&self, owner: &Owner, id: Uuid) -> Result<Arc<ContainerEntry>, ServiceError> {
         let found = lock(&self.inner.containers).get(&id).cloned();
         match found {
-            Some(entry) if &entry.owner == owner => Ok(entry),
+            Some(entry) if &entry.owner == owner => {
+                if self.lease_holds(&entry).await? {
+                    return Ok(entry);
+                }
+                self.drop_lost(&entry);
+                self.restore(owner, id).await
+            }
             Some(_) => Err(ServiceError::NotFound(format!("container {id}"))),
             None => self.restore(owner, id).await,
         }
+    }
+
+    /// A container of `owner` with its slot held for a request. Housekeeping that holds the
+    /// slot (a save, an unload) is waited for; a running script makes it `busy`. A container
+    /// unloaded meanwhile is looked up again, where it is now.
+    pub(super) async fn held_slot(
+        &self,
+        owner: &Owner,
+        id: Uuid,
+        busy: impl Fn() -> ServiceError,
+    ) -> Result<(Arc<ContainerEntry>, tokio::sync::OwnedMutexGuard<Slot>), ServiceError> {
+        for _ in 0..MAX_LOOKUPS {
+            let entry = self.container(owner, id).await?;
+            let slot = match entry.slot.clone().try_lock_owned() {
+                Ok(slot) => slot,
+                Err(_) if entry.saving.load(Ordering::Acquire) => entry.slot.clone().lock_owned().await,
+                Err(_) => return Err(busy()),
+            };
+            if !entry.is_retired() {
+                return Ok((entry, slot));
+            }
+        }
+        Err(moved(id))
     }
 
     /// Makes room for a new container of `owner` within its quota: with a store, by saving
@@ -178,7 +203,7 @@ impl Service {
             own.sort_by_key(|e| *lock(&e.last_used));
             let mut unloaded = false;
             for entry in &own {
-                let Ok(mut slot) = entry.slot.try_lock() else { continue };
+                let Some(mut slot) = entry.try_lock_for_housekeeping() else { continue };
                 if entry.is_retired() || slot.waiting.is_some() {
                     continue;
                 }

@@ -31,17 +31,20 @@ impl Service {
             .map_err(|e| ServiceError::InvalidRequest(e.to_string()))?;
         let uploads = self.uploads_for(owner, &request.files, limits.storage_bytes).await?;
         let placed_files = !uploads.is_empty();
-        let entry = match request.container {
-            Some(id) => self.container(owner, id).await?,
-            None => self.new_container(owner).await?,
+        let (entry, mut slot) = match request.container {
+            Some(id) => {
+                let running = || ServiceError::Conflict(format!("container {id} is running an execution"));
+                self.held_slot(owner, id, running).await?
+            }
+            None => {
+                let entry = self.new_container(owner).await?;
+                let slot = entry.slot.clone().lock_owned().await;
+                if entry.is_retired() {
+                    return Err(moved(entry.id));
+                }
+                (entry, slot)
+            }
         };
-        let mut slot = entry
-            .slot
-            .try_lock()
-            .map_err(|_| ServiceError::Conflict(format!("container {} is running an execution", entry.id)))?;
-        if entry.is_retired() {
-            return Err(moved(entry.id));
-        }
         if let Some(waiting) = &slot.waiting {
             return Err(ServiceError::Conflict(format!(
                 "container {} has execution {} waiting for tool results",
@@ -168,13 +171,9 @@ impl Service {
                     .map_err(|_| ServiceError::Internal("a stored container id is not a UUID".into()))?
             }
         };
-        let entry = self.container(owner, container_id).await?;
-        let execution = self.find_execution(owner, id)?;
         // Not waiting behind a running script: a request that would only queue is refused.
-        let mut slot = entry.slot.try_lock().map_err(|_| not_waiting())?;
-        if entry.is_retired() {
-            return Err(moved(entry.id));
-        }
+        let (entry, mut slot) = self.held_slot(owner, container_id, not_waiting).await?;
+        let execution = self.find_execution(owner, id)?;
         let waiting = match slot.waiting.take() {
             Some(waiting) if waiting.run().id() == id => waiting,
             other => {

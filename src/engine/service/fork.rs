@@ -14,17 +14,11 @@ impl Service {
         owner: &Owner,
         id: Uuid,
     ) -> Result<super::ContainerView, ServiceError> {
-        let parent = self.container(owner, id).await?;
         // The state, its place in the parent's chain and its numbering, all taken together
         // under the parent's lock: nothing the parent runs next belongs to the fork.
         let (snapshot, forked_from, started) = {
-            let mut slot = parent
-                .slot
-                .try_lock()
-                .map_err(|_| ServiceError::Conflict(format!("container {id} is running an execution")))?;
-            if parent.is_retired() {
-                return Err(super::moved(id));
-            }
+            let running = || ServiceError::Conflict(format!("container {id} is running an execution"));
+            let (parent, mut slot) = self.held_slot(owner, id, running).await?;
             if slot.waiting.is_some() {
                 return Err(ServiceError::Conflict(format!(
                     "container {id} has an execution waiting for tool results"

@@ -105,17 +105,58 @@ struct ContainerEntry {
     /// Set once this node no longer runs the container (unloaded, deleted, expired, its lease
     /// lost): whoever still holds the entry must not use it. Checked under the slot lock.
     retired: AtomicBool,
-    slot: tokio::sync::Mutex<Slot>,
+    /// Set while housekeeping (a save, an unload) holds the slot: a request that finds the
+    /// slot taken waits for that, where a running script would make it busy.
+    saving: AtomicBool,
+    /// Shared so that a request can hold the slot while it looks the entry up again.
+    slot: Arc<tokio::sync::Mutex<Slot>>,
 }
 
 impl ContainerEntry {
     fn is_retired(&self) -> bool {
         self.retired.load(Ordering::Acquire)
     }
+
+    /// The slot for housekeeping (saving, unloading, expiring), if no one holds it; marked
+    /// meanwhile so that a request arriving waits for it instead of answering busy.
+    fn try_lock_for_housekeeping(&self) -> Option<Housekeeping<'_>> {
+        let slot = self.slot.try_lock().ok()?;
+        self.saving.store(true, Ordering::Release);
+        Some(Housekeeping { slot, saving: &self.saving })
+    }
 }
 
-/// What a request that meets a retired entry answers: the container moved; asking again finds
-/// it where it is now.
+/// A slot held by housekeeping; the mark goes with it.
+struct Housekeeping<'a> {
+    slot: tokio::sync::MutexGuard<'a, Slot>,
+    saving: &'a AtomicBool,
+}
+
+impl std::ops::Deref for Housekeeping<'_> {
+    type Target = Slot;
+    fn deref(&self) -> &Slot {
+        &self.slot
+    }
+}
+
+impl std::ops::DerefMut for Housekeeping<'_> {
+    fn deref_mut(&mut self) -> &mut Slot {
+        &mut self.slot
+    }
+}
+
+impl Drop for Housekeeping<'_> {
+    fn drop(&mut self) {
+        self.saving.store(false, Ordering::Release);
+    }
+}
+
+/// How often a request looks a container up again when it was unloaded between the lookup and
+/// taking its slot, before it answers [`moved`].
+const MAX_LOOKUPS: usize = 3;
+
+/// What a request that keeps meeting a retired entry answers: the container moved; asking
+/// again finds it where it is now.
 fn moved(id: Uuid) -> ServiceError {
     ServiceError::Conflict(format!("container {id} was unloaded while the request waited; try again"))
 }

@@ -18,6 +18,9 @@ pub(super) struct SealedState {
     pub(super) waiting: Option<RunState>,
 }
 
+/// Fenced saves tried before a container whose lease keeps lapsing is dropped.
+const PERSIST_ATTEMPTS: usize = 2;
+
 pub(super) fn ms(time: SystemTime) -> i64 {
     crate::audit::unix_ms(time) as i64
 }
@@ -54,8 +57,23 @@ impl Service {
             snapshot,
             waiting_execution: slot.waiting.as_ref().map(|waiting| waiting.run().id().to_owned()),
         };
-        store.save_container(&stored).await?;
-        entry.dirty.store(false, Ordering::Relaxed);
+        // The lease is renewed first when it runs short, so that the fenced save finds it
+        // held; one that lapsed during the save is taken again if no other node used the
+        // container meanwhile (a slow store must not lose an execution waiting in it).
+        for _ in 0..PERSIST_ATTEMPTS {
+            if !self.lease_holds(entry).await? {
+                break;
+            }
+            if store.save_container(&stored, &self.inner.config.node).await? {
+                entry.dirty.store(false, Ordering::Relaxed);
+                return Ok(());
+            }
+            *lock(&entry.lease_until) = Instant::now();
+        }
+        // Another node may have run the container since, and saved it: this copy is older
+        // than the store's, so it is dropped, never saved.
+        self.drop_lost(entry);
+        self.retire(entry, slot);
         Ok(())
     }
 
@@ -83,7 +101,7 @@ impl Service {
             live.sort_by_key(|e| *lock(&e.last_used));
             let mut unloaded = false;
             for entry in live {
-                let Ok(mut slot) = entry.slot.try_lock() else { continue };
+                let Some(mut slot) = entry.try_lock_for_housekeeping() else { continue };
                 if entry.is_retired() {
                     continue;
                 }
@@ -109,7 +127,7 @@ impl Service {
         let entries: Vec<Arc<ContainerEntry>> = lock(&self.inner.containers).values().cloned().collect();
         for entry in entries {
             let idle = now.duration_since(*lock(&entry.last_used)).unwrap_or_default();
-            let Ok(mut slot) = entry.slot.try_lock() else { continue };
+            let Some(mut slot) = entry.try_lock_for_housekeeping() else { continue };
             if entry.is_retired() {
                 continue;
             }

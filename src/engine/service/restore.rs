@@ -58,7 +58,7 @@ impl Service {
         // last save are on record, and count as use, even if the process then died).
         let saved = store.load_container(&key).await?.map_or(row.created_at, |stored| stored.last_used);
         let last_used = saved.max(store.last_activity(&key).await?.unwrap_or(row.created_at));
-        self.acquire_lease_waiting(&key).await?;
+        let leased_at = self.acquire_lease_waiting(&key).await?;
         // Decided under the lease (another node may be running it right now) and on what was
         // written last: the node that held it may have saved a newer snapshot.
         let stored = store.load_container(&key).await?;
@@ -113,7 +113,13 @@ impl Service {
             .map(|state| WaitingRun::from_state(state, self.inner.recorder.clone()))
             .transpose()
             .map_err(ServiceError::Internal)?;
-        let entry = self.held_entry(container, owner.clone(), (at(row.created_at), at(last_used)), started, replayed);
+        let entry = self.held_entry(
+            container,
+            owner.clone(),
+            (at(row.created_at), at(last_used)),
+            (started, leased_at),
+            replayed,
+        );
         if let Some(waiting) = waiting {
             self.publish_waiting(&entry, waiting.run());
             if let Some(deadline) = waiting.run().next_deadline() {

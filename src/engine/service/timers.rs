@@ -28,7 +28,7 @@ impl Service {
         let due: Vec<Arc<ContainerEntry>> =
             lock(&self.inner.containers).values().filter(|e| self.expires_at(e) <= now).cloned().collect();
         for entry in due {
-            let Ok(mut slot) = entry.slot.try_lock() else { continue };
+            let Some(mut slot) = entry.try_lock_for_housekeeping() else { continue };
             if entry.is_retired() {
                 continue;
             }
@@ -40,8 +40,9 @@ impl Service {
             }
             self.inner.metrics.container_expired();
         }
-        self.save_idle().await;
+        // Renewed before the saves, which may be slow: a lease must not lapse behind them.
         self.renew_leases().await;
+        self.save_idle().await;
     }
 
     /// Moves a waiting execution on at `deadline`. The timer holds neither the service nor
