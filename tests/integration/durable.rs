@@ -191,7 +191,7 @@ async fn a_fork_copies_state_then_goes_its_own_way() {
 }
 
 #[tokio::test]
-async fn a_node_whose_lease_lapsed_cannot_overwrite_a_newer_save() {
+async fn a_node_whose_lease_lapsed_can_neither_save_nor_renew() {
     let mut stores = vec![sqlite_store().await.0];
     if let Ok(base) = std::env::var("SLUICE_TEST_POSTGRES_URL") {
         let url = postgres_schema(&base).await;
@@ -211,11 +211,14 @@ async fn a_node_whose_lease_lapsed_cannot_overwrite_a_newer_save() {
         assert!(!store.save_container(&older, "a").await.unwrap(), "a holds no lease");
         assert_eq!(store.load_container(&id).await.unwrap().unwrap().snapshot, saved.snapshot);
         assert!(store.save_container(&saved, "b").await.unwrap(), "b holds the lease");
+        assert!(!store.renew_lease(&id, "a", now + 60_000).await.unwrap(), "a cannot renew b's lease");
+        assert!(store.renew_lease(&id, "b", now + 60_000).await.unwrap());
 
         // A's own lease, lapsed: still no save.
         store.release_lease(&id, "b").await.unwrap();
         assert!(store.acquire_lease(&id, "a", now - 1_000).await.unwrap());
         assert!(!store.save_container(&older, "a").await.unwrap(), "a's lease lapsed");
+        assert!(!store.renew_lease(&id, "a", now + 60_000).await.unwrap(), "a lapsed lease is not renewed");
         assert_eq!(store.load_container(&id).await.unwrap().unwrap().snapshot, saved.snapshot);
     }
 }
@@ -314,14 +317,16 @@ async fn execute(client: &reqwest::Client, base: &str, body: Value) -> Value {
     post_retrying(client, format!("{base}/v1/executions"), body).await
 }
 
-/// Posts `body`, again while the answer is that another node holds the container: what a
-/// client is asked to do when a loaded node hands a container back later than the wait.
+/// Posts `body`, again while the answer is a conflict that says "try again" (another node
+/// holds the container, or its lease lapsed while it was restored): what a client is asked
+/// to do when a loaded node hands a container back later than the wait.
 async fn post_retrying(client: &reqwest::Client, url: String, body: Value) -> Value {
     let give_up = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let out = server::post(client, url.clone(), body.clone()).await;
-        let held = out["error"]["message"].as_str().is_some_and(|m| m.contains("is held by another node; try again"));
-        if !held || std::time::Instant::now() > give_up {
+        let again = out["error"]["code"] == "conflict"
+            && out["error"]["message"].as_str().is_some_and(|m| m.ends_with("; try again"));
+        if !again || std::time::Instant::now() > give_up {
             return out;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;

@@ -28,10 +28,16 @@ async function api(method, path) {
   const headers = {};
   const key = sessionStorage.getItem(KEY);
   if (key) headers["x-api-key"] = key;
-  const response = await fetch(path, { method, headers });
-  const type = response.headers.get("content-type") || "";
-  // JSON lines (an export) are text; only a JSON document is parsed.
-  const body = type.startsWith("application/json") ? await response.json() : await response.text();
+  let response, body;
+  try {
+    response = await fetch(path, { method, headers });
+    const type = response.headers.get("content-type") || "";
+    // JSON lines (an export) are text; only a JSON document is parsed.
+    body = type.startsWith("application/json") ? await response.json() : await response.text();
+  } catch (error) {
+    if (asked !== navigation) throw new Superseded();
+    throw error;
+  }
   if (asked !== navigation) throw new Superseded();
   if (!response.ok) {
     const message = body && body.error ? `${body.error.message} (${body.error.code || body.error.type})` : String(body);

@@ -124,6 +124,22 @@ impl Store {
         Ok(result.rows_affected() == 1)
     }
 
+    /// Extends the lease `node` holds on a container to `expires_at` (Unix ms), only while
+    /// the store still has it unexpired for `node`: false once it lapsed, even if no other
+    /// node has taken it (taking it again is [`Store::acquire_lease`]'s, after a check).
+    pub async fn renew_lease(&self, container_id: &str, node: &str, expires_at: i64) -> Result<bool, StoreError> {
+        let result = sqlx::query(
+            "UPDATE container_leases SET expires_at = $3 WHERE container_id = $1 AND node = $2 AND expires_at >= $4",
+        )
+        .bind(container_id)
+        .bind(node)
+        .bind(expires_at)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(result.rows_affected() == 1)
+    }
+
     /// Drops every lease: for a single node starting up, whose old leases name a past life.
     pub async fn clear_leases(&self) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM container_leases").execute(&self.pool).await?;
@@ -153,6 +169,25 @@ impl Store {
     /// if it still has it: what its copy of the container has seen.
     pub fn cached_head(&self, container_id: &str) -> Option<(i64, String)> {
         self.heads.lock().unwrap_or_else(|p| p.into_inner()).get(container_id).cloned()
+    }
+
+    /// Reads a chain's head from the store and keeps it as the one this node has seen: for a
+    /// copy of the container about to be brought up to it, under the lease.
+    pub async fn refresh_head(&self, container_id: &str) -> Result<(), StoreError> {
+        let head = self.chain_head(container_id).await?;
+        let mut heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
+        match head {
+            Some(head) => {
+                if heads.len() >= super::records::MAX_CACHED_HEADS {
+                    heads.clear();
+                }
+                heads.insert(container_id.to_owned(), head);
+            }
+            None => {
+                heads.remove(container_id);
+            }
+        }
+        Ok(())
     }
 
     /// Forgets a cached chain head (another node may have appended to that chain).

@@ -28,7 +28,7 @@ const POSTGRES_ROWS_PER_INSERT: usize = 500;
 /// (quadratic in their number: 500 rows spent more time binding than writing).
 const SQLITE_ROWS_PER_INSERT: usize = 32;
 /// Chain heads kept in memory (container id -> last seq and hash).
-const MAX_CACHED_HEADS: usize = 100_000;
+pub(super) const MAX_CACHED_HEADS: usize = 100_000;
 
 /// A row of the executions index.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -40,6 +40,10 @@ impl Service {
     /// memory: renewed now when less than half of it is left, refused when it lapsed.
     pub(super) async fn lease_holds(&self, entry: &ContainerEntry) -> Result<bool, ServiceError> {
         let Some(store) = &self.inner.store else { return Ok(true) };
+        if entry.is_retired() {
+            // Unloaded meanwhile: its lease was handed back and must not be taken again.
+            return Ok(false);
+        }
         let config = &self.inner.config;
         let left = lock(&entry.lease_until).saturating_duration_since(Instant::now());
         if left <= LEASE_CLOCK_SKEW {
@@ -48,9 +52,11 @@ impl Service {
         if left >= config.lease_ttl / 2 {
             return Ok(true);
         }
+        // Only extends a lease the store still has unexpired for this node: a renewal never
+        // bridges a gap in which another node could have taken and handed back the container.
         let asked = Instant::now();
         let until = ms(SystemTime::now() + config.lease_ttl);
-        let renewed = store.acquire_lease(&entry.id.to_string(), &config.node, until).await?;
+        let renewed = store.renew_lease(&entry.id.to_string(), &config.node, until).await?;
         if renewed {
             *lock(&entry.lease_until) = asked + config.lease_ttl;
         }
@@ -63,16 +69,22 @@ impl Service {
     /// Otherwise this node's copy may be older than the store's.
     async fn retake_lapsed_lease(&self, store: &Store, entry: &ContainerEntry) -> Result<bool, ServiceError> {
         let key = entry.id.to_string();
-        let Some(written) = store.cached_head(&key) else { return Ok(false) };
+        let Some(written_before) = store.cached_head(&key) else { return Ok(false) };
         let config = &self.inner.config;
         let asked = Instant::now();
         let until = ms(SystemTime::now() + config.lease_ttl);
         if !store.acquire_lease(&key, &config.node, until).await? {
             return Ok(false);
         }
-        if store.chain_head(&key).await? != Some(written) {
+        let head = store.chain_head(&key).await?;
+        // Read again after the store's head: a script of this node may have appended
+        // meanwhile, which moves both.
+        let written_after = store.cached_head(&key);
+        if head.is_none() || (head.as_ref() != Some(&written_before) && head != written_after) {
             // Not this node's to keep: the copy is dropped and restored where it is used.
-            store.release_lease(&key, &config.node).await?;
+            if !entry.is_retired() {
+                store.release_lease(&key, &config.node).await?;
+            }
             return Ok(false);
         }
         *lock(&entry.lease_until) = asked + config.lease_ttl;
@@ -87,7 +99,7 @@ impl Service {
             return;
         }
         let entries: Vec<Arc<ContainerEntry>> = lock(&self.inner.containers).values().cloned().collect();
-        for entry in entries {
+        for entry in entries.into_iter().filter(|entry| !entry.is_retired()) {
             match self.lease_holds(&entry).await {
                 Ok(true) => {}
                 Ok(false) => self.drop_lost(&entry),

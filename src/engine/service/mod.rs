@@ -122,31 +122,33 @@ impl ContainerEntry {
     fn try_lock_for_housekeeping(&self) -> Option<Housekeeping<'_>> {
         let slot = self.slot.try_lock().ok()?;
         self.saving.store(true, Ordering::Release);
-        Some(Housekeeping { slot, saving: &self.saving })
+        Some(Housekeeping { slot: Some(slot), saving: &self.saving })
     }
 }
 
-/// A slot held by housekeeping; the mark goes with it.
+/// A slot held by housekeeping; the mark goes with it, after the slot (a request that finds
+/// the slot taken then always sees the mark).
 struct Housekeeping<'a> {
-    slot: tokio::sync::MutexGuard<'a, Slot>,
+    slot: Option<tokio::sync::MutexGuard<'a, Slot>>,
     saving: &'a AtomicBool,
 }
 
 impl std::ops::Deref for Housekeeping<'_> {
     type Target = Slot;
     fn deref(&self) -> &Slot {
-        &self.slot
+        self.slot.as_ref().expect("held until dropped")
     }
 }
 
 impl std::ops::DerefMut for Housekeeping<'_> {
     fn deref_mut(&mut self) -> &mut Slot {
-        &mut self.slot
+        self.slot.as_mut().expect("held until dropped")
     }
 }
 
 impl Drop for Housekeeping<'_> {
     fn drop(&mut self) {
+        drop(self.slot.take());
         self.saving.store(false, Ordering::Release);
     }
 }

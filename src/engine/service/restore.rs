@@ -108,6 +108,9 @@ impl Service {
             }
             None => self.fresh_from_chain(&store, &key, owner, row.created_at).await?,
         };
+        // The head the copy is brought up to, kept as this node's: a lease that lapses later is
+        // taken again only if no other node has written past it.
+        store.refresh_head(&key).await?;
         let (container, waiting, started, replayed) = self.catch_up(&store, &key, container, sealed).await?;
         let waiting = waiting
             .map(|state| WaitingRun::from_state(state, self.inner.recorder.clone()))
@@ -120,6 +123,14 @@ impl Service {
             (started, leased_at),
             replayed,
         );
+        // A long catch-up may outlast the lease taken before it: the copy is kept only if the
+        // lease still holds (renewed, or taken again with the chain where this node left it).
+        if !self.lease_holds(&entry).await? {
+            entry.retired.store(true, Ordering::Release);
+            return Err(ServiceError::Conflict(format!(
+                "the lease on container {key} lapsed while it was restored; try again"
+            )));
+        }
         if let Some(waiting) = waiting {
             self.publish_waiting(&entry, waiting.run());
             if let Some(deadline) = waiting.run().next_deadline() {
