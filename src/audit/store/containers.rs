@@ -110,33 +110,31 @@ impl Store {
     /// Takes or renews the lease on a container for `node` until `expires_at` (Unix ms);
     /// false while another node holds an unexpired lease.
     pub async fn acquire_lease(&self, container_id: &str, node: &str, expires_at: i64) -> Result<bool, StoreError> {
-        let result = sqlx::query(
-            "INSERT INTO container_leases (container_id, node, expires_at) VALUES ($1, $2, $3) \
-             ON CONFLICT (container_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at \
-             WHERE container_leases.node = excluded.node OR container_leases.expires_at < $4",
-        )
-        .bind(container_id)
-        .bind(node)
-        .bind(expires_at)
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await?;
-        Ok(result.rows_affected() == 1)
+        let sql = "INSERT INTO container_leases (container_id, node, expires_at) VALUES ($1, $2, $3) \
+                   ON CONFLICT (container_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at \
+                   WHERE container_leases.node = excluded.node OR container_leases.expires_at < $4";
+        self.lease_statement(sql, container_id, node, expires_at).await
     }
 
     /// Extends the lease `node` holds on a container to `expires_at` (Unix ms), only while
     /// the store still has it unexpired for `node`: false once it lapsed, even if no other
     /// node has taken it (taking it again is [`Store::acquire_lease`]'s, after a check).
     pub async fn renew_lease(&self, container_id: &str, node: &str, expires_at: i64) -> Result<bool, StoreError> {
-        let result = sqlx::query(
-            "UPDATE container_leases SET expires_at = $3 WHERE container_id = $1 AND node = $2 AND expires_at >= $4",
-        )
-        .bind(container_id)
-        .bind(node)
-        .bind(expires_at)
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await?;
+        let sql =
+            "UPDATE container_leases SET expires_at = $3 WHERE container_id = $1 AND node = $2 AND expires_at >= $4";
+        self.lease_statement(sql, container_id, node, expires_at).await
+    }
+
+    /// Runs a lease statement on (container, node, new expiry, now): whether it changed a row.
+    async fn lease_statement(
+        &self,
+        sql: &str,
+        container_id: &str,
+        node: &str,
+        expires_at: i64,
+    ) -> Result<bool, StoreError> {
+        let result =
+            sqlx::query(sql).bind(container_id).bind(node).bind(expires_at).bind(now_ms()).execute(&self.pool).await?;
         Ok(result.rows_affected() == 1)
     }
 
