@@ -173,24 +173,13 @@ impl Store {
     /// copy of the container about to be brought up to it, under the lease.
     pub async fn refresh_head(&self, container_id: &str) -> Result<(), StoreError> {
         let head = self.chain_head(container_id).await?;
-        let mut heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
-        match head {
-            Some(head) => {
-                if heads.len() >= super::records::MAX_CACHED_HEADS {
-                    heads.clear();
-                }
-                heads.insert(container_id.to_owned(), head);
-            }
-            None => {
-                heads.remove(container_id);
-            }
-        }
+        self.cache_head(container_id, head);
         Ok(())
     }
 
     /// Forgets a cached chain head (another node may have appended to that chain).
     pub fn forget_head(&self, container_id: &str) {
-        self.heads.lock().unwrap_or_else(|p| p.into_inner()).remove(container_id);
+        self.cache_head(container_id, None);
     }
 
     /// Unfinished executions of one container.

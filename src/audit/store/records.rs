@@ -28,7 +28,7 @@ const POSTGRES_ROWS_PER_INSERT: usize = 500;
 /// (quadratic in their number: 500 rows spent more time binding than writing).
 const SQLITE_ROWS_PER_INSERT: usize = 32;
 /// Chain heads kept in memory (container id -> last seq and hash).
-pub(super) const MAX_CACHED_HEADS: usize = 100_000;
+const MAX_CACHED_HEADS: usize = 100_000;
 
 /// A row of the executions index.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -77,13 +77,30 @@ pub struct VerifyReport {
 }
 
 impl Store {
+    /// Keeps `head` as the chain head this node has seen for a container, within the cache's
+    /// bound, or forgets it (`None`).
+    pub(super) fn cache_head(&self, container_id: &str, head: Option<(i64, String)>) {
+        let mut heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
+        match head {
+            Some(head) => {
+                if heads.len() >= MAX_CACHED_HEADS {
+                    heads.clear();
+                }
+                heads.insert(container_id.to_owned(), head);
+            }
+            None => {
+                heads.remove(container_id);
+            }
+        }
+    }
+
     /// Appends events to a container's chain in one transaction, and updates the index.
     pub async fn append(&self, container_id: &str, events: &[Event]) -> Result<(), StoreError> {
         if events.is_empty() {
             return Ok(());
         }
         let mut tx = self.begin_write().await?;
-        let cached = self.heads.lock().unwrap_or_else(|p| p.into_inner()).get(container_id).cloned();
+        let cached = self.cached_head(container_id);
         let (mut seq, mut prev_hash) = match cached {
             Some(head) => head,
             None => {
@@ -149,18 +166,13 @@ impl Store {
             }
             insert.execute(&mut *tx).await?;
         }
-        let committed = tx.commit().await;
-        let mut heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
-        match committed {
+        match tx.commit().await {
             Ok(()) => {
-                if heads.len() >= MAX_CACHED_HEADS {
-                    heads.clear();
-                }
-                heads.insert(container_id.to_owned(), (seq, prev_hash));
+                self.cache_head(container_id, Some((seq, prev_hash)));
                 Ok(())
             }
             Err(e) => {
-                heads.remove(container_id);
+                self.cache_head(container_id, None);
                 Err(e.into())
             }
         }
