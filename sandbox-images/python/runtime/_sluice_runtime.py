@@ -264,6 +264,14 @@ def _install_fast_json():
     json.loads = loads
 
 
+def _install_fast_builtins():
+    """`sum` adds ints in a machine integer and floats compensated (`_sluice_abi.sum`), as
+    CPython 3.12+ does."""
+    import builtins
+
+    builtins.sum = _sluice_abi.sum
+
+
 def preinit(boot):
     """Runs once, before the image is snapshotted: everything here is shared by every container."""
     sys.stdout = sys.__stdout__ = STDOUT
@@ -276,6 +284,7 @@ def preinit(boot):
     asyncio.run = asyncio.runners.run = run
     asyncio.gather = tasks.gather = gather
     _install_fast_json()
+    _install_fast_builtins()
     _warm_up()
     _scrub_build_paths()
     main = type(sys)("__main__")

@@ -9,6 +9,7 @@ use rustpython_vm::{Interpreter, InterpreterBuilder, PyObjectRef, PyResult, Virt
 use std::cell::RefCell;
 
 mod fast_json;
+mod fast_sum;
 mod sqlite;
 
 /// Loads the runtime modules the host handed in and returns the runtime's `dispatch`.
@@ -165,6 +166,13 @@ mod _sluice_abi {
     #[pyfunction]
     fn loads(text: PyStrRef, vm: &VirtualMachine) -> PyObjectRef {
         super::fast_json::loads(&text, vm).unwrap_or_else(|| vm.ctx.not_implemented())
+    }
+
+    /// `sum(iterable, /, start=0)` as CPython 3.12+ computes it (see
+    /// `fast_sum`); the runtime installs it as `builtins.sum`.
+    #[pyfunction]
+    fn sum(args: super::fast_sum::SumArgs, vm: &VirtualMachine) -> PyResult {
+        super::fast_sum::sum(args, vm)
     }
 
     /// Fast JSON encoding of plain data (dict, list, str, int, float, bool, None).

@@ -1,0 +1,112 @@
+//! `sum` as CPython 3.12+ computes it: ints in a machine integer, floats compensated.
+//!
+//! RustPython's builtin adds item by item through the `+` protocol, so summing a million
+//! ints makes and frees a million intermediate int objects, and a float total drifts
+//! (`sum([0.1] * 10)` is `0.9999999999999999` there, `1.0` in CPython since 3.12). CPython
+//! keeps an `i64` while the items are exact ints (or bools) and the total fits, then a
+//! Neumaier-compensated `f64` while the total is an exact float, and hands anything else to
+//! `+` at exactly that point; this does the same, so results, errors and their order are
+//! CPython's. Upstream, this belongs in RustPython's `builtins.sum`.
+
+use rustpython_vm::FromArgs;
+use rustpython_vm::builtins::{PyByteArray, PyBytes, PyFloat, PyInt, PyStr};
+use rustpython_vm::function::{ArgIterable, OptionalArg};
+use rustpython_vm::protocol::PyIterIter;
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyResult, VirtualMachine};
+
+#[derive(FromArgs)]
+pub(crate) struct SumArgs {
+    #[pyarg(positional)]
+    iterable: ArgIterable,
+    #[pyarg(any, optional)]
+    start: OptionalArg<PyObjectRef>,
+}
+
+type Items<'a> = PyIterIter<'a, PyObjectRef>;
+
+/// `sum(iterable, /, start=0)`.
+pub(crate) fn sum(SumArgs { iterable, start }: SumArgs, vm: &VirtualMachine) -> PyResult {
+    let start = start.unwrap_or_else(|| vm.ctx.new_int(0).into());
+    if start.downcast_ref::<PyStr>().is_some() {
+        return Err(vm.new_type_error("sum() can't sum strings [use ''.join(seq) instead]"));
+    }
+    if start.downcast_ref::<PyBytes>().is_some() {
+        return Err(vm.new_type_error("sum() can't sum bytes [use b''.join(seq) instead]"));
+    }
+    if start.downcast_ref::<PyByteArray>().is_some() {
+        return Err(vm.new_type_error("sum() can't sum bytearray [use b''.join(seq) instead]"));
+    }
+    let mut items = iterable.iter(vm)?;
+    let mut total = start;
+    if total.class().is(vm.ctx.types.int_type)
+        && let Some(small) = machine_int(&total)
+    {
+        match sum_ints(small, &mut items, vm)? {
+            Sum::Done(result) => return Ok(result),
+            Sum::Continue(next) => total = next,
+        }
+    }
+    if total.class().is(vm.ctx.types.float_type)
+        && let Some(float) = total.downcast_ref::<PyFloat>()
+    {
+        match sum_floats(float.to_f64(), &mut items, vm)? {
+            Sum::Done(result) => return Ok(result),
+            Sum::Continue(next) => total = next,
+        }
+    }
+    for item in items {
+        total = vm._add(&total, &*item?)?;
+    }
+    Ok(total)
+}
+
+/// Where a fast path stopped: at the end of the items, or with the total it handed to `+`.
+enum Sum {
+    Done(PyObjectRef),
+    Continue(PyObjectRef),
+}
+
+fn sum_ints(mut total: i64, items: &mut Items<'_>, vm: &VirtualMachine) -> PyResult<Sum> {
+    for item in items {
+        let item = item?;
+        let class = item.class();
+        let exact = class.is(vm.ctx.types.int_type) || class.is(vm.ctx.types.bool_type);
+        match exact.then(|| machine_int(&item)).flatten().and_then(|n| total.checked_add(n)) {
+            Some(next) => total = next,
+            None => return Ok(Sum::Continue(vm._add(vm.ctx.new_int(total).as_object(), &item)?)),
+        }
+    }
+    Ok(Sum::Done(vm.ctx.new_int(total).into()))
+}
+
+fn sum_floats(mut total: f64, items: &mut Items<'_>, vm: &VirtualMachine) -> PyResult<Sum> {
+    // Neumaier's improvement of Kahan summation, as CPython's: `compensation` gathers the
+    // low-order bits each addition loses and is added once at the end.
+    let mut compensation = 0.0;
+    let finish = |total: f64, compensation: f64| {
+        // Adding it to an infinite or overflowed total would make a NaN; zero keeps -0.0.
+        if compensation != 0.0 && compensation.is_finite() { total + compensation } else { total }
+    };
+    for item in items {
+        let item = item?;
+        let value = if item.class().is(vm.ctx.types.float_type) {
+            item.downcast_ref::<PyFloat>().map(|f| f.to_f64())
+        } else {
+            // Any int, subclasses included (CPython's `PyLong_Check`), that fits a C long.
+            machine_int(&item).map(|n| n as f64)
+        };
+        let Some(x) = value else {
+            let total = vm.ctx.new_float(finish(total, compensation));
+            return Ok(Sum::Continue(vm._add(total.as_object(), &item)?));
+        };
+        let next = total + x;
+        compensation += if total.abs() >= x.abs() { (total - next) + x } else { (x - next) + total };
+        total = next;
+    }
+    Ok(Sum::Done(vm.ctx.new_float(finish(total, compensation)).into()))
+}
+
+/// The value of an int (of any int class) that fits an `i64`.
+fn machine_int(int: &PyObject) -> Option<i64> {
+    i64::try_from(int.downcast_ref::<PyInt>()?.as_bigint()).ok()
+}
