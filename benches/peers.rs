@@ -641,14 +641,18 @@ const PROFILE_CATEGORIES: [(&str, &[&str]); 4] = [
     ("memory allocation", &["dlmalloc", "malloc", "realloc", "__rust_alloc", "__rdl_", "free"]),
     ("big integers", &["bigint", "malachite"]),
 ];
+/// Profiled runs at least, and more until this much guest time is sampled: the sampler ticks
+/// once a millisecond, so a 5 ms workload needs hundreds of runs for a readable profile.
 const PROFILE_RUNS: usize = 5;
+const PROFILE_MIN_MS: f64 = 2_000.0;
 /// Warm `pass` executions timed for the host's fixed cost per execution.
 const EMPTY_RUNS: usize = 21;
 const TOP_FUNCTIONS: usize = 10;
 /// Demangled generic names run long; the table keeps their start.
 const MAX_FUNCTION_NAME_CHARS: usize = 110;
-/// Workloads profiled: the two CPU-bound ones, and sequential tool calls for the boundary.
-const PROFILED: [&str; 3] = ["3", "4", "5a"];
+/// Workloads profiled: the CPU-bound ones, sequential tool calls for the boundary, and the
+/// two that parse a tool result and run an agent's script end to end.
+const PROFILED: [&str; 5] = ["3", "4", "5a", "6", "8"];
 
 /// Where Sluice's time goes on a workload: guest stack samples by category and the functions
 /// that were on top most often, plus the host side's fixed cost per execution.
@@ -661,12 +665,15 @@ async fn profile(workload: &Workload, sandbox: &Sandbox, profiler: &sluice::Gues
         run_script(&mut container, "pass", workload).await.expect("an empty execution");
         empty.push(elapsed_ms(started));
     }
+    let started = Instant::now();
+    run_cells(&mut container, &workload.cells, workload).await.expect("a timed run");
+    let runs = PROFILE_RUNS.max((PROFILE_MIN_MS / elapsed_ms(started).max(0.01)).ceil() as usize);
     profiler.start();
     let started = Instant::now();
-    for _ in 0..PROFILE_RUNS {
+    for _ in 0..runs {
         run_cells(&mut container, &workload.cells, workload).await.expect("a profiled run");
     }
-    let wall = elapsed_ms(started) / PROFILE_RUNS as f64;
+    let wall = elapsed_ms(started) / runs as f64;
     let stacks = profiler.stop();
     let total: u64 = stacks.iter().map(|(_, n)| n).sum();
     let mut categories = vec![0u64; PROFILE_CATEGORIES.len() + 1];
@@ -686,7 +693,7 @@ async fn profile(workload: &Workload, sandbox: &Sandbox, profiler: &sluice::Gues
     }
     let share = |n: u64| 100.0 * n as f64 / total.max(1) as f64;
     let mut text = format!(
-        "### {} {}\n\n{total} samples over {PROFILE_RUNS} runs ({} ms each, about one sample per millisecond of guest time). \
+        "### {} {}\n\n{total} samples over {runs} runs ({} ms each, about one sample per millisecond of guest time). \
          The host's side of an execution (entering the guest, passing the code in and the outcome out) \
          costs {} ms, the median of a warm `pass` execution.\n\n| where | share of samples |\n| --- | ---: |\n",
         workload.key,
