@@ -645,6 +645,8 @@ const PROFILE_CATEGORIES: [(&str, &[&str]); 4] = [
 /// once a millisecond, so a 5 ms workload needs hundreds of runs for a readable profile.
 const PROFILE_RUNS: usize = 5;
 const PROFILE_MIN_MS: f64 = 2_000.0;
+/// Profiled runs at most, whatever a (near-empty) workload's time.
+const MAX_PROFILE_RUNS: usize = 1_000;
 /// Warm `pass` executions timed for the host's fixed cost per execution.
 const EMPTY_RUNS: usize = 21;
 const TOP_FUNCTIONS: usize = 10;
@@ -667,7 +669,7 @@ async fn profile(workload: &Workload, sandbox: &Sandbox, profiler: &sluice::Gues
     }
     let started = Instant::now();
     run_cells(&mut container, &workload.cells, workload).await.expect("a timed run");
-    let runs = PROFILE_RUNS.max((PROFILE_MIN_MS / elapsed_ms(started).max(0.01)).ceil() as usize);
+    let runs = ((PROFILE_MIN_MS / elapsed_ms(started)).ceil() as usize).clamp(PROFILE_RUNS, MAX_PROFILE_RUNS);
     profiler.start();
     let started = Instant::now();
     for _ in 0..runs {
