@@ -46,13 +46,39 @@ pub(crate) struct WireResult<'a> {
     pub result: &'a CallResult,
 }
 
+impl WireResult<'_> {
+    /// The text that travels beside the frame's JSON (empty for a failure).
+    fn text(&self) -> &str {
+        match &self.result.error {
+            Some(_) => "",
+            None => self.result.content.as_deref().unwrap_or(""),
+        }
+    }
+}
+
+/// In the JSON, a text result is `[seq, its length in bytes]`; the text itself follows the
+/// JSON (see [`answer_frame`]). A failure is `[seq, null, failure]`.
 impl Serialize for WireResult<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.result.error {
             Some(failure) => (self.guest_seq, (), failure).serialize(serializer),
-            None => (self.guest_seq, self.result.content.as_deref().unwrap_or("")).serialize(serializer),
+            None => (self.guest_seq, self.text().len()).serialize(serializer),
         }
     }
+}
+
+/// A frame that answers calls (a `resume`, or the answer to a blocking `wait`): the JSON of
+/// `request`, a newline (compact JSON holds none), then the texts of `results` in their
+/// order. Tool results are often JSON text themselves: inside the frame's JSON they would be
+/// escaped here and unescaped in the guest before the script parses them again.
+pub(crate) fn answer_frame(request: &Request, results: &[WireResult]) -> Vec<u8> {
+    let mut frame = serde_json::to_vec(request).expect("requests serialize");
+    frame.reserve(1 + results.iter().map(|result| result.text().len()).sum::<usize>());
+    frame.push(b'\n');
+    for result in results {
+        frame.extend_from_slice(result.text().as_bytes());
+    }
+    frame
 }
 
 /// Guest to host, as parsed; checked by [`Response::validate`] before anyone uses it.
@@ -411,14 +437,22 @@ mod tests {
     }
 
     #[test]
-    fn requests_serialize_with_an_op_tag() {
-        let answered = [CallResult::ok(3, "x"), CallResult::failed(4, ToolFailure::new(FailureCode::Timeout, "late"))];
+    fn answer_frames_carry_texts_beside_the_json() {
+        let answered = [
+            CallResult::ok(3, "{\"a\": \"é\"}\n"),
+            CallResult::failed(4, ToolFailure::new(FailureCode::Timeout, "late")),
+            CallResult::ok(5, "x"),
+        ];
         let results: Vec<WireResult> =
             answered.iter().map(|result| WireResult { guest_seq: result.seq, result }).collect();
-        let json = serde_json::to_value(Request::Resume { results: &results, files: &[] }).unwrap();
+        let frame = answer_frame(&Request::Resume { results: &results, files: &[] }, &results);
+        let newline = frame.iter().position(|&b| b == b'\n').unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&frame[..newline]).unwrap();
         assert_eq!(json["op"], "resume");
-        assert_eq!(json["results"][0], serde_json::json!([3, "x"]));
+        assert_eq!(json["results"][0], serde_json::json!([3, 12]));
         assert_eq!(json["results"][1][1], serde_json::Value::Null);
         assert_eq!(json["results"][1][2]["code"], "timeout");
+        assert_eq!(json["results"][2], serde_json::json!([5, 1]));
+        assert_eq!(&frame[newline + 1..], "{\"a\": \"é\"}\nx".as_bytes());
     }
 }

@@ -184,6 +184,40 @@ async fn a_lone_awaited_call_to_a_tool_answered_in_place_waits_in_the_host() {
 }
 
 #[tokio::test]
+async fn result_texts_reach_the_script_unchanged_in_place_and_through_a_resume() {
+    // Results travel as raw text after the frame's JSON: nothing in a text may read as frame,
+    // and a failure among texts must not shift the texts after it.
+    let big = "{\"k\": \"v\\\"\"}\n".repeat(20_000);
+    let texts = ["", "a\nb", "{\"k\": \"é\"}", "😀\u{0}\"\\\n", big.as_str()];
+    let mut c = container().await;
+    let tools = [GuestTool { answered_in_place: true, ..tool("lookup") }, tool("fetch")];
+    let by_input = |call: &sluice::ToolCall| match texts.get(call.input["i"].as_u64().unwrap() as usize) {
+        Some(text) => CallResult::ok(call.seq, *text),
+        None => CallResult::failed(call.seq, ToolFailure::new(sluice::FailureCode::Timeout, "late")),
+    };
+    // Each text's length and a checksum that changes with any character or its place.
+    let checksum = |text: &str| -> u64 { text.chars().enumerate().map(|(k, c)| c as u64 * (k as u64 + 1)).sum() };
+    let script = "import asyncio
+def checksum(text):
+    return sum(ord(c) * (k + 1) for k, c in enumerate(text))
+def show(text):
+    print(type(text).__name__ if not isinstance(text, str) else (len(text), checksum(text)))
+for i in range(5):
+    show(await lookup({'i': i}))
+show(await fetch({'i': 1}))
+for text in await asyncio.gather(*(fetch({'i': i}) for i in [4, 3, 9, 2, 1, 0]), return_exceptions=True):
+    show(text)";
+    let (outcome, blocking) = answer_each(&mut c, script, &tools, by_input).await;
+    assert_eq!(outcome.return_code, 0, "{}", outcome.stderr);
+    assert_eq!(blocking, [true, true, true, true, true, false, false]);
+    let show = |i: usize| format!("({}, {})\n", texts[i].chars().count(), checksum(texts[i]));
+    let mut expected: String = (0..5).map(show).collect();
+    expected += &show(1);
+    expected += &[show(4), show(3), "ToolTimeoutError\n".into(), show(2), show(1), show(0)].concat();
+    assert_eq!(outcome.stdout, expected);
+}
+
+#[tokio::test]
 async fn a_stopped_execution_rolls_back_even_after_earlier_tool_calls() {
     let mut c = container().await;
     let tools = [tool("fetch")];

@@ -36,8 +36,10 @@ class _Calls:
         seq = self.next_seq
         self.next_seq = seq + 1
         self.sent.add(seq)
-        frame = _pending_frame([(seq, name, input_json)], [], None)
-        answer = _sluice_abi.wait(frame)
+        answer = _sluice_abi.call_now(seq, name, input_json)
+        if type(answer) is str:  # the usual answer: this call's text and nothing else
+            self.sent.discard(seq)
+            return seq, answer, False
         found = (seq, None, None)
         for result in answer.get("results") or ():
             if result[0] == seq:

@@ -55,7 +55,7 @@ class _ToolCall:
     `collections.abc.Coroutine`, so `create_task`, `wait_for` and `ensure_future` take it.
     """
 
-    __slots__ = ("_name", "_input_json", "_error", "_fut", "_in_place", "__weakref__")
+    __slots__ = ("_name", "_input_json", "_error", "_fut", "_in_place", "_answer", "__weakref__")
 
     def __init__(self, name, input_json, error, in_place=False):
         self._name = name
@@ -68,8 +68,51 @@ class _ToolCall:
     def __repr__(self):
         return f"<tool call {self._name}>"
 
+    def _start(self):
+        """Makes the call. Returns its future, or None when the host answered it at once
+        (see `_Calls.call_now`); the answer is then in `_answer`."""
+        if self._error is not None:
+            self._fut = _CONSUMED
+            raise self._error
+        loop = _get_running_loop()
+        if loop is None:
+            raise RuntimeError(f"{self._name}() must be awaited inside a running event loop")
+        # `loop.only_the_running_callback()`, inline: this runs for every call.
+        if (
+            self._in_place
+            and type(loop) is SluiceLoop
+            and not (loop._ready or loop._timers or _calls.unsent or _calls.sent)
+        ):
+            # Nothing else could run before this call's answer: the loop would hand the
+            # host this one call and resume here. Ask the host directly instead.
+            seq, value, failed = _calls.call_now(self._name, self._input_json)
+            if failed is not None:
+                self._fut = _CONSUMED
+                if failed:
+                    raise value
+                self._answer = value
+                return None
+            fut = self._fut = _Future(loop=loop)
+            _calls.register_sent(seq, fut)
+        else:
+            fut = self._fut = _Future(loop=loop)
+            _calls.register(self._name, self._input_json, fut)
+        return fut
+
     def __await__(self):
-        return self
+        # `await call`, the hot path of every script: one generator frame whose answer is
+        # returned, not raised as a StopIteration through `send` and `__next__`.
+        fut = self._fut
+        if fut is _CONSUMED:
+            raise RuntimeError("cannot reuse already awaited coroutine")
+        if fut is None:
+            fut = self._start()
+            if fut is None:
+                return self._answer
+        try:
+            return (yield from fut)
+        finally:
+            self._fut = _CONSUMED
 
     def __iter__(self):
         return self
@@ -80,26 +123,9 @@ class _ToolCall:
     def send(self, value):
         fut = self._fut
         if fut is None:
-            if self._error is not None:
-                self._fut = _CONSUMED
-                raise self._error
-            loop = _get_running_loop()
-            if loop is None:
-                raise RuntimeError(f"{self._name}() must be awaited inside a running event loop")
-            if self._in_place and type(loop) is SluiceLoop and loop.only_the_running_callback():
-                # Nothing else could run before this call's answer: the loop would hand the
-                # host this one call and resume here. Ask the host directly instead.
-                seq, value, failed = _calls.call_now(self._name, self._input_json)
-                if failed is not None:
-                    self._fut = _CONSUMED
-                    if failed:
-                        raise value
-                    raise StopIteration(value)
-                fut = self._fut = _Future(loop=loop)
-                _calls.register_sent(seq, fut)
-            else:
-                fut = self._fut = _Future(loop=loop)
-                _calls.register(self._name, self._input_json, fut)
+            fut = self._start()
+            if fut is None:
+                raise StopIteration(self._answer)
         elif fut is _CONSUMED:
             raise RuntimeError("cannot reuse already awaited coroutine")
         if not fut.done():

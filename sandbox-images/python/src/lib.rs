@@ -90,6 +90,91 @@ fn from_json(vm: &VirtualMachine, bytes: &[u8]) -> PyResult<PyObjectRef> {
         .map_err(|e| vm.new_value_error(format!("bad frame from host: {e}")))
 }
 
+/// Hands a pending frame to the host and returns its answer (the guest blocks meanwhile).
+fn wait_in_host(frame: &[u8], vm: &VirtualMachine) -> PyResult<Vec<u8>> {
+    let len = unsafe { host::wait(frame.as_ptr(), frame.len() as i32) };
+    read_host_frame(len, |p, n| unsafe { host::take(p, n) })
+        .ok_or_else(|| vm.new_runtime_error("the host refused to answer"))
+}
+
+/// The pending frame of one call, as the runtime's `_pending_frame` writes it.
+fn lone_call_frame(seq: u64, name: &PyObjectRef, input_json: &PyObjectRef, vm: &VirtualMachine) -> PyResult<Vec<u8>> {
+    use rustpython_vm::py_serde::PyObjectSerializer;
+    use std::io::Write;
+    let not_json = |e: serde_json::Error| vm.new_value_error(format!("frame is not JSON: {e}"));
+    let mut frame = Vec::with_capacity(96);
+    write!(frame, r#"{{"kind":"pending","calls":[[{seq},"#).expect("a Vec takes any write");
+    serde_json::to_writer(&mut frame, &PyObjectSerializer::new(vm, name)).map_err(not_json)?;
+    frame.push(b',');
+    serde_json::to_writer(&mut frame, &PyObjectSerializer::new(vm, input_json)).map_err(not_json)?;
+    frame.extend_from_slice(br#"]],"cancelled":[],"wake_after_ns":null}"#);
+    Ok(frame)
+}
+
+/// The text of call `seq` when the answer is that one text result and nothing else.
+fn lone_result_text(answer: &[u8], seq: u64) -> Option<&str> {
+    use serde_json::Value;
+    let (json, texts) = split_frame(answer);
+    let Value::Object(answer) = serde_json::from_slice(json).ok()? else { return None };
+    if answer.get("files").is_some_and(|files| files.as_array().is_none_or(|files| !files.is_empty())) {
+        return None;
+    }
+    match answer.get("results")?.as_array()?.as_slice() {
+        [Value::Array(result)] => match result.as_slice() {
+            [Value::Number(number), Value::Number(len)]
+                if number.as_u64() == Some(seq) && len.as_u64() == Some(texts.len() as u64) =>
+            {
+                std::str::from_utf8(texts).ok()
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A frame's JSON and the result texts that follow it, after the first newline (compact
+/// JSON holds none; the host's `answer_frame` writes them).
+fn split_frame(frame: &[u8]) -> (&[u8], &[u8]) {
+    match frame.iter().position(|&byte| byte == b'\n') {
+        Some(newline) => (&frame[..newline], &frame[newline + 1..]),
+        None => (frame, &[]),
+    }
+}
+
+/// A frame from the host as Python data, each text result (`[seq, length]` in the JSON)
+/// given its text from beside the JSON, in order.
+fn read_frame(vm: &VirtualMachine, frame: &[u8]) -> PyResult<PyObjectRef> {
+    use rustpython_vm::builtins::{PyDict, PyInt, PyList};
+    let (json, texts) = split_frame(frame);
+    let request = from_json(vm, json)?;
+    let bad = |why: &str| vm.new_value_error(format!("bad frame from host: {why}"));
+    let results = match request.downcast_ref::<PyDict>() {
+        Some(dict) => dict.get_item_opt("results", vm)?,
+        None => None,
+    };
+    let mut rest = texts;
+    if let Some(results) = results {
+        let results = results.downcast_ref::<PyList>().ok_or_else(|| bad("results is not a list"))?;
+        for result in results.borrow_vec().iter() {
+            let Some(result) = result.downcast_ref::<PyList>() else { continue };
+            let mut result = result.borrow_vec_mut();
+            let Some(len) = result.get(1).and_then(|len| len.downcast_ref::<PyInt>()) else { continue };
+            let len = len.try_to_primitive::<usize>(vm)?;
+            if len > rest.len() {
+                return Err(bad("a result is longer than the texts"));
+            }
+            let (text, after) = rest.split_at(len);
+            let text = std::str::from_utf8(text).map_err(|_| bad("a result is not UTF-8"))?;
+            result[1] = vm.ctx.new_str(text).into();
+            rest = after;
+        }
+    }
+    if !rest.is_empty() {
+        return Err(bad("texts left over after the results"));
+    }
+    Ok(request)
+}
+
 #[rustpython_vm::pymodule]
 mod _sluice_abi {
     use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine, builtins::PyStrRef};
@@ -113,11 +198,22 @@ mod _sluice_abi {
     /// `run_until_complete`); everywhere else the guest returns to the host instead.
     #[pyfunction]
     fn wait(frame: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
-        let bytes = super::to_json(vm, &frame)?;
-        let len = unsafe { super::host::wait(bytes.as_ptr(), bytes.len() as i32) };
-        let answer = super::read_host_frame(len, |p, n| unsafe { super::host::take(p, n) })
-            .ok_or_else(|| vm.new_runtime_error("the host refused to answer"))?;
-        super::from_json(vm, &answer)
+        let answer = super::wait_in_host(&super::to_json(vm, &frame)?, vm)?;
+        super::read_frame(vm, &answer)
+    }
+
+    /// One tool call made while nothing else could run (`_sluice_calls.call_now`): its
+    /// pending frame is written and the host's answer read here, so the usual answer (this
+    /// call's text and nothing else) reaches the script without a frame built as a dict,
+    /// serialized and parsed back into one. Any other answer (an error, files, no result
+    /// for `seq`) comes back whole, as `wait` returns it.
+    #[pyfunction]
+    fn call_now(seq: u64, name: PyObjectRef, input_json: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        let answer = super::wait_in_host(&super::lone_call_frame(seq, &name, &input_json, vm)?, vm)?;
+        match super::lone_result_text(&answer, seq) {
+            Some(text) => Ok(vm.ctx.new_str(text).into()),
+            None => super::read_frame(vm, &answer),
+        }
     }
 
     /// Splits a cell into its body and trailing expression statement, REPL style, so both
@@ -267,7 +363,7 @@ pub extern "C" fn sluice_step(len: u32) -> u64 {
         let frame = INPUT.with(|input| input.borrow()[..len as usize].to_vec());
         guest.interpreter.enter(|vm| {
             let step = || -> PyResult<Vec<u8>> {
-                let request = from_json(vm, &frame)?;
+                let request = read_frame(vm, &frame)?;
                 let response = guest.dispatch.call((request,), vm)?;
                 to_json(vm, &response)
             };

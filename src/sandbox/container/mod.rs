@@ -20,7 +20,7 @@ use super::abi::{GuestExports, StepError};
 use super::files::{PlacedFile, decode_outputs};
 use super::frames::{
     CallResult, MAX_ARGUMENT_BYTES_PER_EXECUTION, MAX_FAULT_MESSAGE_BYTES, Request, Response, ToolCall, WireResult,
-    cut_text,
+    answer_frame, cut_text,
 };
 use super::limits::Limits;
 use super::state::{BlockedCall, HostState, MemoryGuard, Output, WaitAnswer, Waiter};
@@ -254,18 +254,13 @@ impl Container {
             .collect();
         if let Some(parked) = running.parked.take() {
             let now_ns = now_ns.unwrap_or_else(unix_now_ns);
-            let answer = match files {
-                [] => serde_json::json!({ "results": results }),
-                files => serde_json::json!({ "results": results, "files": files }),
-            };
-            let answer: Arc<[u8]> = serde_json::to_vec(&answer).expect("results serialize").into();
+            let answer: Arc<[u8]> = answer_frame(&Request::Resume { results: &results, files }, &results).into();
             running.steps.push(JournalStep { input: StepInput::Answer(answer.clone()), now_ns, response: None });
             // If the step was dropped meanwhile the send fails, and driving reports it.
             let _ = parked.answer.send((answer, now_ns));
             return self.drive(parked.future, parked.blocked).await;
         }
-        let frame = serde_json::to_vec(&Request::Resume { results: &results, files }).expect("results serialize");
-        self.run_step(frame, now_ns).await
+        self.run_step(answer_frame(&Request::Resume { results: &results, files }, &results), now_ns).await
     }
 
     /// Gives the instance back to the pool: this container is no longer used here (saved and
