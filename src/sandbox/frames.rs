@@ -68,11 +68,11 @@ impl Serialize for WireResult<'_> {
 }
 
 /// A frame that answers calls (a `resume`, or the answer to a blocking `wait`): the JSON of
-/// `request`, a newline (compact JSON holds none), then the texts of `results` in their
+/// the `resume` request, a newline (compact JSON holds none), then the texts of `results` in their
 /// order. Tool results are often JSON text themselves: inside the frame's JSON they would be
 /// escaped here and unescaped in the guest before the script parses them again.
-pub(crate) fn answer_frame(request: &Request, results: &[WireResult]) -> Vec<u8> {
-    let mut frame = serde_json::to_vec(request).expect("requests serialize");
+pub(crate) fn answer_frame(results: &[WireResult], files: &[PlacedFile]) -> Vec<u8> {
+    let mut frame = serde_json::to_vec(&Request::Resume { results, files }).expect("requests serialize");
     frame.reserve(1 + results.iter().map(|result| result.text().len()).sum::<usize>());
     frame.push(b'\n');
     for result in results {
@@ -445,7 +445,7 @@ mod tests {
         ];
         let results: Vec<WireResult> =
             answered.iter().map(|result| WireResult { guest_seq: result.seq, result }).collect();
-        let frame = answer_frame(&Request::Resume { results: &results, files: &[] }, &results);
+        let frame = answer_frame(&results, &[]);
         let newline = frame.iter().position(|&b| b == b'\n').unwrap();
         let json: serde_json::Value = serde_json::from_slice(&frame[..newline]).unwrap();
         assert_eq!(json["op"], "resume");

@@ -247,8 +247,8 @@ cases! {
         data_modules, json_loads, time_and_numbers, time_zones_and_strptime,
     ],
     tools: [
-        answers_run_out, counts_and_arguments, error_result_raises, not_callable_from_code,
-        timeout_error_reads_as_its_message,
+        answers_run_out, closed_await_cancels_call, counts_and_arguments, error_result_raises,
+        not_callable_from_code, timeout_error_reads_as_its_message,
     ],
 }
 

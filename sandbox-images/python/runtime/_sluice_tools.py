@@ -55,7 +55,7 @@ class _ToolCall:
     `collections.abc.Coroutine`, so `create_task`, `wait_for` and `ensure_future` take it.
     """
 
-    __slots__ = ("_name", "_input_json", "_error", "_fut", "_in_place", "_answer", "__weakref__")
+    __slots__ = ("_name", "_input_json", "_error", "_fut", "_in_place", "__weakref__")
 
     def __init__(self, name, input_json, error, in_place=False):
         self._name = name
@@ -69,8 +69,8 @@ class _ToolCall:
         return f"<tool call {self._name}>"
 
     def _start(self):
-        """Makes the call. Returns its future, or None when the host answered it at once
-        (see `_Calls.call_now`); the answer is then in `_answer`."""
+        """Makes the call. Returns its future, or its answer (a `str`) when the host
+        answered it at once (see `_Calls.call_now`)."""
         if self._error is not None:
             self._fut = _CONSUMED
             raise self._error
@@ -90,8 +90,7 @@ class _ToolCall:
                 self._fut = _CONSUMED
                 if failed:
                     raise value
-                self._answer = value
-                return None
+                return value
             fut = self._fut = _Future(loop=loop)
             _calls.register_sent(seq, fut)
         else:
@@ -107,10 +106,15 @@ class _ToolCall:
             raise RuntimeError("cannot reuse already awaited coroutine")
         if fut is None:
             fut = self._start()
-            if fut is None:
-                return self._answer
+            if type(fut) is str:
+                return fut
         try:
             return (yield from fut)
+        except BaseException:
+            # Thrown in or closed while waiting: the call is no longer wanted.
+            if not fut.done():
+                fut.cancel()
+            raise
         finally:
             self._fut = _CONSUMED
 
@@ -124,8 +128,8 @@ class _ToolCall:
         fut = self._fut
         if fut is None:
             fut = self._start()
-            if fut is None:
-                raise StopIteration(self._answer)
+            if type(fut) is str:
+                raise StopIteration(fut)
         elif fut is _CONSUMED:
             raise RuntimeError("cannot reuse already awaited coroutine")
         if not fut.done():

@@ -254,13 +254,13 @@ impl Container {
             .collect();
         if let Some(parked) = running.parked.take() {
             let now_ns = now_ns.unwrap_or_else(unix_now_ns);
-            let answer: Arc<[u8]> = answer_frame(&Request::Resume { results: &results, files }, &results).into();
+            let answer: Arc<[u8]> = answer_frame(&results, files).into();
             running.steps.push(JournalStep { input: StepInput::Answer(answer.clone()), now_ns, response: None });
             // If the step was dropped meanwhile the send fails, and driving reports it.
             let _ = parked.answer.send((answer, now_ns));
             return self.drive(parked.future, parked.blocked).await;
         }
-        self.run_step(answer_frame(&Request::Resume { results: &results, files }, &results), now_ns).await
+        self.run_step(answer_frame(&results, files), now_ns).await
     }
 
     /// Gives the instance back to the pool: this container is no longer used here (saved and
