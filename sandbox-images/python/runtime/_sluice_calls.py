@@ -35,16 +35,15 @@ class _Calls:
         """
         seq = self.next_seq
         self.next_seq = seq + 1
-        self.sent.add(seq)
         answer = _sluice_abi.call_now(seq, name, input_json)
         if type(answer) is str:  # the usual answer: this call's text and nothing else
-            self.sent.discard(seq)
             return seq, answer, False
         found = (seq, None, None)
         for result in answer.get("results") or ():
             if result[0] == seq:
-                self.sent.discard(seq)
                 found = (seq, *_settled_value(result))
+        if found[2] is None:
+            self.sent.add(seq)  # still outstanding: the host holds it
         _sluice_fs.place_all(answer.get("files"))  # an OSError reaches the awaiting script
         return found
 

@@ -167,11 +167,6 @@ class SluiceLoop(events.AbstractEventLoop):
         self._running = False
         events._set_running_loop(None)
 
-    def only_the_running_callback(self):
-        """Nothing but the callback running now could run before a tool answers: no other
-        callback is ready, no timer is set, and no tool call is out or waiting to go."""
-        return not (self._ready or self._timers or _calls.waiting())
-
     def _run_ready(self):
         """Runs the callbacks that are ready now; timers that fell due join first."""
         now = self.time()

@@ -77,14 +77,14 @@ class _ToolCall:
         loop = _get_running_loop()
         if loop is None:
             raise RuntimeError(f"{self._name}() must be awaited inside a running event loop")
-        # `loop.only_the_running_callback()`, inline: this runs for every call.
+        # Nothing but this callback could run before the answer (no other callback ready,
+        # no timer set, no call out or waiting to go): the loop would hand the host this one
+        # call and resume here, so ask the host directly. Checked inline, once per call.
         if (
             self._in_place
             and type(loop) is SluiceLoop
             and not (loop._ready or loop._timers or _calls.unsent or _calls.sent)
         ):
-            # Nothing else could run before this call's answer: the loop would hand the
-            # host this one call and resume here. Ask the host directly instead.
             seq, value, failed = _calls.call_now(self._name, self._input_json)
             if failed is not None:
                 self._fut = _CONSUMED
