@@ -7,7 +7,7 @@ use super::guest_memory;
 use super::state::{BlockedCall, HostState, Waiter};
 use std::time::Instant;
 use tokio::sync::oneshot;
-use wasmtime::{AsContextMut, Caller, Extern, Global, Instance, Linker, Memory, Mutability, TypedFunc};
+use wasmtime::{AsContextMut, Caller, Global, Instance, Linker, Memory, Mutability, TypedFunc};
 
 pub(crate) const ABI_MODULE: &str = "sluice_v1";
 
@@ -110,16 +110,9 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
     Ok(())
 }
 
-fn memory_of(caller: &mut Caller<'_, HostState>) -> Option<Memory> {
-    match caller.get_export("memory") {
-        Some(Extern::Memory(memory)) => Some(memory),
-        _ => None,
-    }
-}
-
 /// Copies `bytes` to the guest if it asked for exactly their length.
 fn hand_over(caller: &mut Caller<'_, HostState>, ptr: u32, len: u32, bytes: &[u8]) -> i32 {
-    let Some(memory) = memory_of(caller) else { return -1 };
+    let Some(memory) = guest_memory::exported(caller) else { return -1 };
     if len as usize != bytes.len() || guest_memory::write(&memory, caller, ptr, bytes).is_err() {
         return -1;
     }
@@ -128,7 +121,7 @@ fn hand_over(caller: &mut Caller<'_, HostState>, ptr: u32, len: u32, bytes: &[u8
 
 /// The blocking path: the guest waits inside this import until the host answers.
 async fn wait_for_answer(caller: &mut Caller<'_, HostState>, ptr: u32, len: u32) -> i32 {
-    let Some(memory) = memory_of(caller) else { return -1 };
+    let Some(memory) = guest_memory::exported(caller) else { return -1 };
     let Ok(frame) = guest_memory::read(&memory, &*caller, ptr, len, MAX_GUEST_FRAME_BYTES) else {
         return -1;
     };

@@ -253,8 +253,23 @@ fn bounded_counts<'de, D: serde::Deserializer<'de>>(
 }
 
 impl Response {
+    /// Reads the frame's `kind` first, then the frame as that kind: serde's internally tagged
+    /// enums buffer the whole frame into an intermediate tree to find the tag, which cost more
+    /// than reading a small frame twice (every tool call hands the host one).
     pub(crate) fn parse(bytes: &[u8]) -> Result<Self, FrameError> {
-        serde_json::from_slice(bytes).map_err(|e| FrameError::Malformed(e.to_string()))
+        #[derive(Deserialize)]
+        struct Kind<'a> {
+            #[serde(borrow)]
+            kind: std::borrow::Cow<'a, str>,
+        }
+        let malformed = |e: serde_json::Error| FrameError::Malformed(e.to_string());
+        let Kind { kind } = serde_json::from_slice(bytes).map_err(malformed)?;
+        match &*kind {
+            "pending" => serde_json::from_slice(bytes).map(Self::Pending).map_err(malformed),
+            "done" => serde_json::from_slice(bytes).map(Self::Done).map_err(malformed),
+            // Rare: a fault, or a kind no guest should send (the tagged enum names it).
+            _ => serde_json::from_slice(bytes).map_err(malformed),
+        }
     }
 }
 
@@ -454,5 +469,32 @@ mod tests {
         assert_eq!(json["results"][1][2]["code"], "timeout");
         assert_eq!(json["results"][2], serde_json::json!([5, 1]));
         assert_eq!(&frame[newline + 1..], "{\"a\": \"é\"}\nx".as_bytes());
+    }
+
+    /// The guest reads a lone call's answer without a JSON parser when it is exactly this
+    /// (`lone_result_text` in the guest crate); any other shape still works, the slow way.
+    #[test]
+    fn a_lone_answer_has_the_shape_the_guest_matches() {
+        let answered = CallResult::ok(17, "42");
+        let frame = answer_frame(&[WireResult { guest_seq: 9, result: &answered }], &[]);
+        assert_eq!(
+            frame,
+            br#"{"op":"resume","results":[[9,2]]}
+42"#
+        );
+    }
+
+    #[test]
+    fn frames_parse_by_kind_and_refuse_unknown_kinds() {
+        let pending = br#"{"kind":"pending","calls":[[0,"get","{}"]],"cancelled":[],"wake_after_ns":null}"#;
+        let Response::Pending(frame) = Response::parse(pending).unwrap() else { panic!("a pending frame") };
+        assert_eq!(frame.calls.len(), 1);
+        let Response::Fault { message } = Response::parse(br#"{"message":"m","kind":"fault"}"#).unwrap() else {
+            panic!("a fault")
+        };
+        assert_eq!(message, "m");
+        assert!(matches!(Response::parse(br#"{"kind":"other"}"#), Err(FrameError::Malformed(_))));
+        assert!(matches!(Response::parse(br#"{"calls":[]}"#), Err(FrameError::Malformed(_))));
+        assert!(matches!(Response::parse(br#"{"kind":"done"}"#), Err(FrameError::Malformed(_))));
     }
 }

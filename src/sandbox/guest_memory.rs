@@ -5,7 +5,8 @@
 //! state a size limit before anything is copied into host memory.
 
 use super::page_diff::PageDiff;
-use wasmtime::{AsContext, AsContextMut, Memory};
+use super::state::HostState;
+use wasmtime::{AsContext, AsContextMut, Caller, Memory};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum GuestMemoryError {
@@ -18,6 +19,18 @@ pub(crate) enum GuestMemoryError {
 /// A checked window on a guest's linear memory, valid while the store is borrowed.
 pub(crate) struct GuestView<'a> {
     bytes: &'a mut [u8],
+}
+
+/// The calling instance's exported memory. Host functions run on every tool call and every
+/// write to stdout; looking the export up by name each time was a measurable share of a call,
+/// so it is found once per store (a store holds one instance; a reset host state forgets it).
+pub(crate) fn exported(caller: &mut Caller<'_, HostState>) -> Option<Memory> {
+    if let Some(memory) = caller.data().memory {
+        return Some(memory);
+    }
+    let memory = caller.get_export("memory")?.into_memory()?;
+    caller.data_mut().memory = Some(memory);
+    Some(memory)
 }
 
 /// Borrows the memory and the store's host state together (host functions need both).

@@ -40,6 +40,8 @@ pub(crate) struct HostState {
     pub interruptible: bool,
     /// Set when `halt` stopped the step.
     pub halted: bool,
+    /// The instance's exported memory, found by name once (see `guest_memory::exported`).
+    pub memory: Option<wasmtime::Memory>,
 }
 
 impl HostState {
@@ -60,6 +62,7 @@ impl HostState {
             halt: Arc::default(),
             interruptible: false,
             halted: false,
+            memory: None,
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use super::guest_memory::{self, GuestMemoryError, GuestView};
 use super::state::HostState;
-use wasmtime::{Caller, Extern, Linker, Memory, Module, Val, ValType};
+use wasmtime::{Caller, Linker, Module, Val, ValType};
 
 const WASI: &str = "wasi_snapshot_preview1";
 
@@ -180,19 +180,12 @@ fn deny_the_rest(linker: &mut Linker<HostState>, module: &Module) -> wasmtime::R
     Ok(())
 }
 
-fn memory_of(caller: &mut Caller<'_, HostState>) -> Option<Memory> {
-    match caller.get_export("memory") {
-        Some(Extern::Memory(memory)) => Some(memory),
-        _ => None,
-    }
-}
-
 /// Runs `f` with a checked view of guest memory; bad pointers become `EFAULT`.
 fn with_view(
     caller: &mut Caller<'_, HostState>,
     f: impl FnOnce(&mut GuestView<'_>, &mut HostState) -> Result<i32, GuestMemoryError>,
 ) -> i32 {
-    let Some(memory) = memory_of(caller) else {
+    let Some(memory) = guest_memory::exported(caller) else {
         return ERRNO_FAULT;
     };
     let (mut view, state) = guest_memory::view(&memory, caller);
