@@ -184,6 +184,39 @@ async fn a_lone_awaited_call_to_a_tool_answered_in_place_waits_in_the_host() {
 }
 
 #[tokio::test]
+async fn a_call_awaited_natively_keeps_the_manners_of_a_coroutine() {
+    // A lone call in place is awaited by the native `ToolCall.__await__`: the object must
+    // still read as a coroutine, refuse a second await, carry its argument error to the
+    // await, take weak references, and go through `create_task` as before.
+    let mut c = container().await;
+    let tools = [GuestTool { answered_in_place: true, ..tool("lookup") }];
+    let by_input =
+        |call: &sluice::ToolCall| CallResult::ok(call.seq, (call.input["i"].as_i64().unwrap() * 10).to_string());
+    let script = "import asyncio, inspect, weakref
+call = lookup({'i': 1})
+print(asyncio.iscoroutine(call), repr(call), weakref.ref(call)() is call, inspect.iscoroutinefunction(lookup))
+print(await call)
+try:
+    await call
+except RuntimeError as e:
+    print('RuntimeError', e)
+try:
+    await lookup({'i': {1, 2}})
+except TypeError as e:
+    print('TypeError', 'JSON' in str(e))
+task = asyncio.create_task(lookup({'i': 3}))
+print(await task, await lookup(i=4))";
+    let (outcome, blocking) = answer_each(&mut c, script, &tools, by_input).await;
+    assert_eq!(outcome.return_code, 0, "{}", outcome.stderr);
+    assert_eq!(
+        outcome.stdout,
+        "True <tool call lookup> True True\n10\nRuntimeError cannot reuse already awaited coroutine\nTypeError True\n30 40\n"
+    );
+    assert_eq!(outcome.tool_calls, 3, "the bad arguments never left the guest");
+    assert_eq!(blocking.len(), 3);
+}
+
+#[tokio::test]
 async fn result_texts_reach_the_script_unchanged_in_place_and_through_a_resume() {
     // Results travel as raw text after the frame's JSON: nothing in a text may read as frame,
     // and a failure among texts must not shift the texts after it.

@@ -38,6 +38,10 @@ class _Calls:
         answer = _sluice_abi.call_now(seq, name, input_json)
         if type(answer) is str:  # the usual answer: this call's text and nothing else
             return seq, answer, False
+        return self.settle_now(seq, answer)
+
+    def settle_now(self, seq, answer):
+        """What the host's answer to call `seq`, made at once, says of it: as `call_now`."""
         found = (seq, None, None)
         for result in answer.get("results") or ():
             if result[0] == seq:

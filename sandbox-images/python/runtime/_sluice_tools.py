@@ -5,7 +5,10 @@ import collections.abc
 import inspect
 import keyword
 
+from _sluice_abi import Answered as _Answered
+from _sluice_abi import ToolCall as _NativeCall
 from _sluice_abi import dumps as _dumps
+from _sluice_abi import enable_lone_calls
 from _sluice_calls import calls as _calls
 from _sluice_loop import SluiceLoop
 from asyncio import events, futures, tasks
@@ -46,24 +49,19 @@ def bind_input(name, params, args, kwargs):
 _CONSUMED = object()
 
 
-class _ToolCall:
+class _ToolCall(_NativeCall):
     """What calling a tool returns: a coroutine that makes one call.
 
-    Written out instead of an `async def` because it is the hot path of every script: a
-    gather of these needs no Task, no coroutine frame and no future per call (see
-    `_gather`), and a lone `await` costs one future. It is registered as a
+    Not an `async def` because it is the hot path of every script: a gather of these needs
+    no Task, no coroutine frame and no future per call (see `_gather`), and a lone `await`
+    (nothing else runnable) is made by the native base's `__await__` without a Python frame
+    at all. That base (`_sluice_abi.ToolCall`, `src/tool_call.rs`) holds `_name`,
+    `_input_json`, `_error`, `_in_place` (the host answers the tool at once) and `_fut`; the
+    paths here are the ones it defers to. It is registered as a
     `collections.abc.Coroutine`, so `create_task`, `wait_for` and `ensure_future` take it.
     """
 
-    __slots__ = ("_name", "_input_json", "_error", "_fut", "_in_place", "__weakref__")
-
-    def __init__(self, name, input_json, error, in_place=False):
-        self._name = name
-        self._input_json = input_json
-        self._error = error
-        self._fut = None
-        # The host answers this tool at once (`GuestTool::answered_in_place`).
-        self._in_place = in_place
+    __slots__ = ()
 
     def __repr__(self):
         return f"<tool call {self._name}>"
@@ -79,7 +77,8 @@ class _ToolCall:
             raise RuntimeError(f"{self._name}() must be awaited inside a running event loop")
         # Nothing but this callback could run before the answer (no other callback ready,
         # no timer set, no call out or waiting to go): the loop would hand the host this one
-        # call and resume here, so ask the host directly. Checked inline, once per call.
+        # call and resume here, so ask the host directly. The native `__await__` checks the
+        # same before it makes a call itself.
         if (
             self._in_place
             and type(loop) is SluiceLoop
@@ -98,16 +97,30 @@ class _ToolCall:
             _calls.register(self._name, self._input_json, fut)
         return fut
 
-    def __await__(self):
-        # `await call`, the hot path of every script: one generator frame whose answer is
-        # returned, not raised as a StopIteration through `send` and `__next__`.
+    def _await_slow(self):
+        """`await call` when the native `__await__` could not make the call itself."""
         fut = self._fut
         if fut is _CONSUMED:
             raise RuntimeError("cannot reuse already awaited coroutine")
         if fut is None:
             fut = self._start()
             if type(fut) is str:
-                return fut
+                return _Answered(fut)
+        return self._wait(fut)
+
+    def _answered(self, seq, answer):
+        """`await call` after the native `__await__` made the call and the host's answer was
+        more than its text: a failure, files, or no result yet."""
+        _, value, failed = _calls.settle_now(seq, answer)
+        if failed is None:
+            fut = self._fut = _Future(loop=_get_running_loop())
+            _calls.register_sent(seq, fut)
+            return self._wait(fut)
+        if failed:
+            raise value
+        return _Answered(value)
+
+    def _wait(self, fut):
         try:
             return (yield from fut)
         except BaseException:
@@ -159,6 +172,7 @@ class _ToolCall:
 
 
 collections.abc.Coroutine.register(_ToolCall)
+enable_lone_calls(SluiceLoop, _calls, _CONSUMED)
 
 
 def _make_tool(name, params, doc, in_place):

@@ -11,6 +11,9 @@ use std::cell::RefCell;
 mod fast_json;
 mod fast_sum;
 mod sqlite;
+mod tool_call;
+
+use tool_call::tool_calls;
 
 /// Loads the runtime modules the host handed in and returns the runtime's `dispatch`.
 const LOADER: &str = r#"
@@ -99,37 +102,41 @@ fn wait_in_host(frame: &[u8], vm: &VirtualMachine) -> PyResult<Vec<u8>> {
 
 /// The pending frame of one call, as the runtime's `_pending_frame` writes it.
 fn lone_call_frame(seq: u64, name: &PyObjectRef, input_json: &PyObjectRef, vm: &VirtualMachine) -> PyResult<Vec<u8>> {
-    use rustpython_vm::py_serde::PyObjectSerializer;
     use std::io::Write;
-    let not_json = |e: serde_json::Error| vm.new_value_error(format!("frame is not JSON: {e}"));
     let mut frame = Vec::with_capacity(96);
     write!(frame, r#"{{"kind":"pending","calls":[[{seq},"#).expect("a Vec takes any write");
-    serde_json::to_writer(&mut frame, &PyObjectSerializer::new(vm, name)).map_err(not_json)?;
+    write_json_str(&mut frame, name, vm)?;
     frame.push(b',');
-    serde_json::to_writer(&mut frame, &PyObjectSerializer::new(vm, input_json)).map_err(not_json)?;
+    write_json_str(&mut frame, input_json, vm)?;
     frame.extend_from_slice(br#"]],"cancelled":[],"wake_after_ns":null}"#);
     Ok(frame)
 }
 
-/// The text of call `seq` when the answer is that one text result and nothing else.
+/// Writes a Python value as JSON: a `str` escaped straight from its text, anything else (a
+/// string with lone surrogates, a runtime error) through RustPython's serializer.
+fn write_json_str(frame: &mut Vec<u8>, value: &PyObjectRef, vm: &VirtualMachine) -> PyResult<()> {
+    use rustpython_vm::builtins::PyStr;
+    use rustpython_vm::py_serde::PyObjectSerializer;
+    let written = match value.downcast_ref::<PyStr>().and_then(|text| text.to_str()) {
+        Some(text) => serde_json::to_writer(&mut *frame, text),
+        None => serde_json::to_writer(&mut *frame, &PyObjectSerializer::new(vm, value)),
+    };
+    written.map_err(|e| vm.new_value_error(format!("frame is not JSON: {e}")))
+}
+
+/// The text of call `seq` when the answer is that one text result and nothing else: the
+/// exact JSON the host's `answer_frame` writes for it, `{"op":"resume","results":[[seq,len]]}`.
+/// Any other answer (a failure, files, more results, another shape) is `None`, and the caller
+/// reads it whole.
 fn lone_result_text(answer: &[u8], seq: u64) -> Option<&str> {
-    use serde_json::Value;
     let (json, texts) = split_frame(answer);
-    let Value::Object(answer) = serde_json::from_slice(json).ok()? else { return None };
-    if answer.get("files").is_some_and(|files| files.as_array().is_none_or(|files| !files.is_empty())) {
+    let numbers = json.strip_prefix(br#"{"op":"resume","results":[["#)?.strip_suffix(b"]]}")?;
+    let comma = numbers.iter().position(|&byte| byte == b',')?;
+    let number = |digits: &[u8]| std::str::from_utf8(digits).ok()?.parse::<u64>().ok();
+    if number(&numbers[..comma])? != seq || number(&numbers[comma + 1..])? != texts.len() as u64 {
         return None;
     }
-    match answer.get("results")?.as_array()?.as_slice() {
-        [Value::Array(result)] => match result.as_slice() {
-            [Value::Number(number), Value::Number(len)]
-                if number.as_u64() == Some(seq) && len.as_u64() == Some(texts.len() as u64) =>
-            {
-                std::str::from_utf8(texts).ok()
-            }
-            _ => None,
-        },
-        _ => None,
-    }
+    std::str::from_utf8(texts).ok()
 }
 
 /// A frame's JSON and the result texts that follow it, after the first newline (compact
@@ -175,7 +182,7 @@ fn read_frame(vm: &VirtualMachine, frame: &[u8]) -> PyResult<PyObjectRef> {
     Ok(request)
 }
 
-#[rustpython_vm::pymodule]
+#[rustpython_vm::pymodule(with(tool_calls))]
 mod _sluice_abi {
     use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine, builtins::PyStrRef};
     use std::io::Write;

@@ -1,0 +1,224 @@
+//! The call object a tool returns, with a native `await` for the common case of one call awaited alone.
+
+/// `_sluice_abi.ToolCall`, the base of the runtime's `_ToolCall` (`runtime/_sluice_tools.py`).
+///
+/// A script's `await tool(...)` with nothing else runnable is the hot path of sequential
+/// scripts. Made in Python, it cost an `__await__` generator frame, the checks of `_start` and
+/// `_Calls.call_now`'s numbering, about 6 µs a call; here it is one native method that asks
+/// the host and hands back an iterator that is already done. Everything else (a call that
+/// must wait in the loop, a gather, `create_task`, a failure, files) stays in Python, which
+/// the native `__await__` defers to.
+#[rustpython_vm::pymodule(sub, name = "_sluice_abi")]
+pub(crate) mod tool_calls {
+    use rustpython_vm::{
+        AsObject, FromArgs, Py, PyObjectRef, PyPayload, PyRef, PyResult, Traverse, VirtualMachine,
+        builtins::{PyStrInterned, PyType, PyTypeRef},
+        common::lock::PyRwLock,
+        function::{FuncArgs, PySetterValue},
+        protocol::PyIterReturn,
+        pyclass,
+        types::{Constructor, IterNext, Iterable, SelfIter},
+    };
+    use std::cell::RefCell;
+
+    /// What a native `await` needs to make a call at once, handed in once by the runtime
+    /// (`enable_lone_calls`).
+    struct LoneCalls {
+        /// `SluiceLoop`: only its loop hands calls to the host when nothing else can run.
+        loop_type: PyTypeRef,
+        /// The runtime's one call table (`_sluice_calls.calls`): numbering and what is out.
+        calls: PyObjectRef,
+        /// The `_fut` of a call that was made (`_sluice_tools._CONSUMED`).
+        consumed: PyObjectRef,
+        /// The attribute names looked at on every call, interned once.
+        names: Names,
+    }
+
+    #[derive(Clone, Copy)]
+    struct Names {
+        ready: &'static PyStrInterned,
+        timers: &'static PyStrInterned,
+        unsent: &'static PyStrInterned,
+        sent: &'static PyStrInterned,
+        next_seq: &'static PyStrInterned,
+    }
+
+    thread_local! {
+        static LONE_CALLS: RefCell<Option<LoneCalls>> = const { RefCell::new(None) };
+    }
+
+    /// Lets `ToolCall.__await__` make lone calls itself; until then every await takes the
+    /// runtime's path.
+    #[pyfunction]
+    fn enable_lone_calls(loop_type: PyTypeRef, calls: PyObjectRef, consumed: PyObjectRef, vm: &VirtualMachine) {
+        let names = Names {
+            ready: vm.ctx.intern_str("_ready"),
+            timers: vm.ctx.intern_str("_timers"),
+            unsent: vm.ctx.intern_str("unsent"),
+            sent: vm.ctx.intern_str("sent"),
+            next_seq: vm.ctx.intern_str("next_seq"),
+        };
+        LONE_CALLS.with(|lone| *lone.borrow_mut() = Some(LoneCalls { loop_type, calls, consumed, names }));
+    }
+
+    #[derive(FromArgs)]
+    struct ToolCallArgs {
+        #[pyarg(positional)]
+        name: PyObjectRef,
+        #[pyarg(positional)]
+        input_json: PyObjectRef,
+        #[pyarg(positional)]
+        error: PyObjectRef,
+        #[pyarg(any, default = false)]
+        in_place: bool,
+    }
+
+    /// One tool call: its name, its input as JSON text (or the error its arguments caused)
+    /// and where it stands (`_fut`: `None` until made, then the runtime's future or marker).
+    #[pyattr]
+    #[pyclass(name = "ToolCall", module = "_sluice_abi", traverse)]
+    #[derive(Debug, PyPayload)]
+    struct ToolCall {
+        name: PyObjectRef,
+        input_json: PyObjectRef,
+        error: PyObjectRef,
+        /// The host answers this tool at once (`GuestTool::answered_in_place`).
+        #[pytraverse(skip)]
+        in_place: bool,
+        fut: PyRwLock<PyObjectRef>,
+    }
+
+    impl Constructor for ToolCall {
+        type Args = ToolCallArgs;
+
+        fn py_new(_cls: &Py<PyType>, args: Self::Args, vm: &VirtualMachine) -> PyResult<Self> {
+            Ok(Self {
+                name: args.name,
+                input_json: args.input_json,
+                error: args.error,
+                in_place: args.in_place,
+                fut: PyRwLock::new(vm.ctx.none()),
+            })
+        }
+    }
+
+    #[pyclass(flags(BASETYPE, HAS_WEAKREF), with(Constructor))]
+    impl ToolCall {
+        #[pygetset]
+        fn _name(zelf: &Py<Self>) -> PyObjectRef {
+            zelf.name.clone()
+        }
+
+        #[pygetset]
+        fn _input_json(zelf: &Py<Self>) -> PyObjectRef {
+            zelf.input_json.clone()
+        }
+
+        #[pygetset]
+        fn _error(zelf: &Py<Self>) -> PyObjectRef {
+            zelf.error.clone()
+        }
+
+        #[pygetset]
+        fn _in_place(zelf: &Py<Self>) -> bool {
+            zelf.in_place
+        }
+
+        #[pygetset]
+        fn _fut(zelf: &Py<Self>) -> PyObjectRef {
+            zelf.fut.read().clone()
+        }
+
+        #[pygetset(setter)]
+        fn set__fut(zelf: &Py<Self>, value: PySetterValue, vm: &VirtualMachine) {
+            *zelf.fut.write() = match value {
+                PySetterValue::Assign(value) => value,
+                PySetterValue::Delete => vm.ctx.none(),
+            };
+        }
+
+        /// `await call`: made here when the call can be made at once (`lone_call`); otherwise
+        /// the runtime's `_await_slow` answers.
+        #[pymethod]
+        fn __await__(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult {
+            match zelf.lone_call(vm)? {
+                Some((seq, answer)) => match crate::lone_result_text(&answer, seq) {
+                    Some(text) => Ok(Answered { value: PyRwLock::new(Some(vm.ctx.new_str(text).into())) }
+                        .into_ref(&vm.ctx)
+                        .into()),
+                    // A failure, files, or no result yet: the runtime settles it.
+                    None => {
+                        let answer = crate::read_frame(vm, &answer)?;
+                        vm.call_method(zelf.as_object(), "_answered", (seq, answer))
+                    }
+                },
+                None => vm.call_method(zelf.as_object(), "_await_slow", ()),
+            }
+        }
+    }
+
+    impl ToolCall {
+        /// Makes the call and returns its number and the host's answer, when nothing but
+        /// this await could run before the answer: a fresh call to a tool the host answers in
+        /// place, inside a running `SluiceLoop` with no callback ready, no timer set and no
+        /// call out or waiting to go (the loop would hand the host this one call and resume
+        /// here, so ask the host directly). `None` when the runtime must make it.
+        fn lone_call(&self, vm: &VirtualMachine) -> PyResult<Option<(u64, Vec<u8>)>> {
+            if !self.in_place || !vm.is_none(&self.error) || !vm.is_none(&self.fut.read()) {
+                return Ok(None);
+            }
+            let Some(running) = vm.asyncio_running_loop.borrow().clone() else { return Ok(None) };
+            let Some((calls, consumed, names)) = LONE_CALLS.with(|lone| {
+                let lone = lone.borrow();
+                let lone = lone.as_ref()?;
+                running.class().is(&lone.loop_type).then(|| (lone.calls.clone(), lone.consumed.clone(), lone.names))
+            }) else {
+                return Ok(None);
+            };
+            let busy = |owner: &PyObjectRef, name: &'static PyStrInterned| -> PyResult<bool> {
+                owner.get_attr(name, vm)?.try_to_bool(vm)
+            };
+            if busy(&running, names.ready)?
+                || busy(&running, names.timers)?
+                || busy(&calls, names.unsent)?
+                || busy(&calls, names.sent)?
+            {
+                return Ok(None);
+            }
+            let seq: u64 = calls.get_attr(names.next_seq, vm)?.try_into_value(vm)?;
+            calls.set_attr(names.next_seq, vm.ctx.new_int(seq + 1), vm)?;
+            *self.fut.write() = consumed;
+            let frame = crate::lone_call_frame(seq, &self.name, &self.input_json, vm)?;
+            Ok(Some((seq, crate::wait_in_host(&frame, vm)?)))
+        }
+    }
+
+    /// The iterator `await` gets for a call answered at once: done on its first step, with
+    /// the answer as its value (no frame, no `StopIteration` object on the way).
+    #[pyattr]
+    #[pyclass(name = "Answered", module = "_sluice_abi", traverse)]
+    #[derive(Debug, PyPayload)]
+    struct Answered {
+        value: PyRwLock<Option<PyObjectRef>>,
+    }
+
+    impl Constructor for Answered {
+        type Args = FuncArgs;
+
+        fn py_new(_cls: &Py<PyType>, args: FuncArgs, vm: &VirtualMachine) -> PyResult<Self> {
+            let (value,): (PyObjectRef,) = args.bind(vm)?;
+            Ok(Self { value: PyRwLock::new(Some(value)) })
+        }
+    }
+
+    #[pyclass(with(Constructor, IterNext, Iterable))]
+    impl Answered {}
+
+    impl SelfIter for Answered {}
+
+    impl IterNext for Answered {
+        fn next(zelf: &Py<Self>, _vm: &VirtualMachine) -> PyResult<PyIterReturn> {
+            Ok(PyIterReturn::StopIteration(zelf.value.write().take()))
+        }
+    }
+}
