@@ -203,7 +203,7 @@ impl Service {
             own.sort_by_key(|e| *lock(&e.last_used));
             let mut unloaded = false;
             for entry in &own {
-                let Some(mut slot) = entry.try_lock_for_housekeeping() else { continue };
+                let Some(mut slot) = entry.lock_for_housekeeping().await else { continue };
                 if entry.is_retired() || slot.waiting.is_some() {
                     continue;
                 }
@@ -213,7 +213,9 @@ impl Service {
                     break;
                 }
             }
-            if !unloaded {
+            // Housekeeping that was waited for may have unloaded one of them itself.
+            let still = lock(&self.inner.containers).values().filter(|e| &e.owner == owner).count();
+            if !unloaded && still >= quota {
                 return Err(refused());
             }
         }

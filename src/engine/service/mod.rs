@@ -84,6 +84,8 @@ pub(crate) const MAX_CODE_BYTES: usize = 1 << 20;
 pub(crate) const MAX_RETAINED_EXECUTION_BYTES: usize = 256 << 20;
 /// The longest a shutdown spends saving containers (one snapshot takes milliseconds).
 pub(crate) const SHUTDOWN_SAVE_BUDGET: Duration = Duration::from_secs(4);
+/// The longest making room waits for a container that housekeeping is saving.
+pub(crate) const MAX_WAIT_FOR_HOUSEKEEPING: Duration = Duration::from_secs(2);
 /// Executions waiting to have their tokens counted; past this, only estimates are recorded.
 pub(crate) const MAX_QUEUED_TOKEN_COUNTS: usize = 256;
 pub(crate) const MAX_TOOLS_PER_EXECUTION: usize = 256;
@@ -121,6 +123,21 @@ impl ContainerEntry {
     /// meanwhile so that a request arriving waits for it instead of answering busy.
     fn try_lock_for_housekeeping(&self) -> Option<Housekeeping<'_>> {
         let slot = self.slot.try_lock().ok()?;
+        self.saving.store(true, Ordering::Release);
+        Some(Housekeeping { slot: Some(slot), saving: &self.saving })
+    }
+
+    /// As [`Self::try_lock_for_housekeeping`], but a slot that other housekeeping holds (a
+    /// save: milliseconds) is waited for, up to [`MAX_WAIT_FOR_HOUSEKEEPING`]: the container is
+    /// idle, and making room must not refuse a request because a background save overlapped it.
+    async fn lock_for_housekeeping(&self) -> Option<Housekeeping<'_>> {
+        if let Some(housekeeping) = self.try_lock_for_housekeeping() {
+            return Some(housekeeping);
+        }
+        if !self.saving.load(Ordering::Acquire) {
+            return None; // a request holds it: the container is busy
+        }
+        let slot = tokio::time::timeout(MAX_WAIT_FOR_HOUSEKEEPING, self.slot.lock()).await.ok()?;
         self.saving.store(true, Ordering::Release);
         Some(Housekeeping { slot: Some(slot), saving: &self.saving })
     }
@@ -376,6 +393,40 @@ mod tests {
     fn execution_status_serializes_as_the_contract_says() {
         assert_eq!(serde_json::to_value(ExecutionStatus::RequiresAction).unwrap(), "requires_action");
         assert_eq!(serde_json::to_value(ExecutionStatus::Completed).unwrap(), "completed");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn making_room_waits_for_a_save_but_not_for_a_running_script() {
+        let sandbox = Sandbox::new(crate::sandbox::SandboxConfig::default()).await.expect("a sandbox");
+        let container = sandbox.create_container().await.expect("a container");
+        let entry = ContainerEntry {
+            id: container.id(),
+            owner: "k".into(),
+            created_at: SystemTime::now(),
+            started: 0.into(),
+            lease_until: Mutex::new(Instant::now()),
+            dirty: false.into(),
+            last_used: Mutex::new(SystemTime::now()),
+            retired: AtomicBool::new(false),
+            saving: AtomicBool::new(false),
+            slot: Arc::new(tokio::sync::Mutex::new(Slot { container, waiting: None })),
+        };
+        // A background save holds the slot: making room waits for it rather than refusing.
+        let save = entry.try_lock_for_housekeeping().expect("a free slot");
+        let (taken, ()) = tokio::join!(entry.lock_for_housekeeping(), async {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            drop(save);
+        });
+        assert!(taken.is_some(), "the slot comes free once the save ends");
+        drop(taken);
+        assert!(!entry.saving.load(Ordering::Acquire), "the mark goes with the slot");
+        // A request holds it (a script runs): busy, at once.
+        let request = entry.slot.try_lock().expect("a free slot");
+        let started = Instant::now();
+        assert!(entry.lock_for_housekeeping().await.is_none());
+        assert!(started.elapsed() < MAX_WAIT_FOR_HOUSEKEEPING / 2, "not waited for");
+        drop(request);
+        assert!(entry.lock_for_housekeeping().await.is_some());
     }
 
     #[test]

@@ -101,7 +101,7 @@ impl Service {
             live.sort_by_key(|e| *lock(&e.last_used));
             let mut unloaded = false;
             for entry in live {
-                let Some(mut slot) = entry.try_lock_for_housekeeping() else { continue };
+                let Some(mut slot) = entry.lock_for_housekeeping().await else { continue };
                 if entry.is_retired() {
                     continue;
                 }
@@ -111,7 +111,8 @@ impl Service {
                     break;
                 }
             }
-            if !unloaded {
+            // Housekeeping that was waited for may have unloaded a container itself.
+            if !unloaded && lock(&self.inner.containers).len() >= self.inner.config.max_live_containers {
                 return Err(ServiceError::Capacity("every live container is busy".into()));
             }
         }
