@@ -122,9 +122,7 @@ impl ContainerEntry {
     /// The slot for housekeeping (saving, unloading, expiring), if no one holds it; marked
     /// meanwhile so that a request arriving waits for it instead of answering busy.
     fn try_lock_for_housekeeping(&self) -> Option<Housekeeping<'_>> {
-        let slot = self.slot.try_lock().ok()?;
-        self.saving.store(true, Ordering::Release);
-        Some(Housekeeping { slot: Some(slot), saving: &self.saving })
+        self.slot.try_lock().ok().map(|slot| self.marked_for_housekeeping(slot))
     }
 
     /// As [`Self::try_lock_for_housekeeping`], but a slot that other housekeeping holds (a
@@ -138,8 +136,12 @@ impl ContainerEntry {
             return None; // a request holds it: the container is busy
         }
         let slot = tokio::time::timeout(MAX_WAIT_FOR_HOUSEKEEPING, self.slot.lock()).await.ok()?;
+        Some(self.marked_for_housekeeping(slot))
+    }
+
+    fn marked_for_housekeeping<'a>(&'a self, slot: tokio::sync::MutexGuard<'a, Slot>) -> Housekeeping<'a> {
         self.saving.store(true, Ordering::Release);
-        Some(Housekeeping { slot: Some(slot), saving: &self.saving })
+        Housekeeping { slot: Some(slot), saving: &self.saving }
     }
 }
 
