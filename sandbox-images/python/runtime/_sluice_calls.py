@@ -1,7 +1,6 @@
 """The tool calls of the current execution: numbered, handed to the host in one frame when
 every task waits, settled from the host's results."""
 
-import _sluice_abi
 import _sluice_fs
 import sluice
 
@@ -26,33 +25,22 @@ class _Calls:
         self.waiters[seq] = waiter
         return seq
 
-    def call_now(self, name, input_json):
-        """Makes one call while nothing else could run: the host answers it while the guest
-        waits inside `wait`, with no future, no task step and no trip through the loop.
-
-        Returns `(seq, value, failed)`, or `(seq, None, None)` when the answer lacks the call;
-        the call is then outstanding and the caller waits for it as usual (`register_sent`).
-        """
-        seq = self.next_seq
-        self.next_seq = seq + 1
-        answer = _sluice_abi.call_now(seq, name, input_json)
-        if type(answer) is str:  # the usual answer: this call's text and nothing else
-            return seq, answer, False
-        return self.settle_now(seq, answer)
-
     def settle_now(self, seq, answer):
-        """What the host's answer to call `seq`, made at once, says of it: as `call_now`."""
-        found = (seq, None, None)
+        """What the host's answer to call `seq`, made at once (the native
+        `ToolCall._call_at_once`), says of it: `(value, failed)`, or `(None, None)` when the
+        answer lacks the call; the call is then outstanding and the caller waits for it as
+        usual (`register_sent`)."""
+        found = (None, None)
         for result in answer.get("results") or ():
             if result[0] == seq:
-                found = (seq, *_settled_value(result))
-        if found[2] is None:
+                found = _settled_value(result)
+        if found[1] is None:
             self.sent.add(seq)  # still outstanding: the host holds it
         _sluice_fs.place_all(answer.get("files"))  # an OSError reaches the awaiting script
         return found
 
     def register_sent(self, seq, waiter):
-        """Gives a call the host already holds (see `call_now`) a waiter."""
+        """Gives a call the host already holds (see `settle_now`) a waiter."""
         self.waiters[seq] = waiter
 
     def waiting(self):

@@ -56,7 +56,7 @@ class _ToolCall(_NativeCall):
     no Task, no coroutine frame and no future per call (see `_gather`), and a lone `await`
     (nothing else runnable) is made by the native base's `__await__` without a Python frame
     at all. That base (`_sluice_abi.ToolCall`, `src/tool_call.rs`) holds `_name`,
-    `_input_json`, `_error`, `_in_place` (the host answers the tool at once) and `_fut`; the
+    `_input_json`, `_error` and `_fut`, and decides whether a call can be made at once; the
     paths here are the ones it defers to. It is registered as a
     `collections.abc.Coroutine`, so `create_task`, `wait_for` and `ensure_future` take it.
     """
@@ -67,35 +67,34 @@ class _ToolCall(_NativeCall):
         return f"<tool call {self._name}>"
 
     def _start(self):
-        """Makes the call. Returns its future, or its answer (a `str`) when the host
-        answered it at once (see `_Calls.call_now`)."""
+        """Makes the call. Returns its future, or its answer (a `str`) when the host answered
+        it at once (the native base's `_call_at_once`: nothing else could run first)."""
         if self._error is not None:
             self._fut = _CONSUMED
             raise self._error
         loop = _get_running_loop()
         if loop is None:
             raise RuntimeError(f"{self._name}() must be awaited inside a running event loop")
-        # Nothing but this callback could run before the answer (no other callback ready,
-        # no timer set, no call out or waiting to go): the loop would hand the host this one
-        # call and resume here, so ask the host directly. The native `__await__` checks the
-        # same before it makes a call itself.
-        if (
-            self._in_place
-            and type(loop) is SluiceLoop
-            and not (loop._ready or loop._timers or _calls.unsent or _calls.sent)
-        ):
-            seq, value, failed = _calls.call_now(self._name, self._input_json)
-            if failed is not None:
-                self._fut = _CONSUMED
-                if failed:
-                    raise value
-                return value
-            fut = self._fut = _Future(loop=loop)
-            _calls.register_sent(seq, fut)
-        else:
+        made = self._call_at_once()
+        if made is None:
             fut = self._fut = _Future(loop=loop)
             _calls.register(self._name, self._input_json, fut)
-        return fut
+            return fut
+        if type(made) is str:
+            return made
+        return self._settle_at_once(*made)
+
+    def _settle_at_once(self, seq, answer):
+        """A call made at once whose answer was more than its text: its value (a `str`), its
+        failure raised, or a future when the host has not answered it yet."""
+        value, failed = _calls.settle_now(seq, answer)
+        if failed is None:
+            fut = self._fut = _Future(loop=_get_running_loop())
+            _calls.register_sent(seq, fut)
+            return fut
+        if failed:
+            raise value
+        return value
 
     def _await_slow(self):
         """`await call` when the native `__await__` could not make the call itself."""
@@ -110,15 +109,9 @@ class _ToolCall(_NativeCall):
 
     def _answered(self, seq, answer):
         """`await call` after the native `__await__` made the call and the host's answer was
-        more than its text: a failure, files, or no result yet."""
-        _, value, failed = _calls.settle_now(seq, answer)
-        if failed is None:
-            fut = self._fut = _Future(loop=_get_running_loop())
-            _calls.register_sent(seq, fut)
-            return self._wait(fut)
-        if failed:
-            raise value
-        return _Answered(value)
+        more than its text."""
+        made = self._settle_at_once(seq, answer)
+        return _Answered(made) if type(made) is str else self._wait(made)
 
     def _wait(self, fut):
         try:

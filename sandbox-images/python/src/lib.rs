@@ -209,20 +209,6 @@ mod _sluice_abi {
         super::read_frame(vm, &answer)
     }
 
-    /// One tool call made while nothing else could run (`_sluice_calls.call_now`): its
-    /// pending frame is written and the host's answer read here, so the usual answer (this
-    /// call's text and nothing else) reaches the script without a frame built as a dict,
-    /// serialized and parsed back into one. Any other answer (an error, files, no result
-    /// for `seq`) comes back whole, as `wait` returns it.
-    #[pyfunction]
-    fn call_now(seq: u64, name: PyObjectRef, input_json: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
-        let answer = super::wait_in_host(&super::lone_call_frame(seq, &name, &input_json, vm)?, vm)?;
-        match super::lone_result_text(&answer, seq) {
-            Some(text) => Ok(vm.ctx.new_str(text).into()),
-            None => super::read_frame(vm, &answer),
-        }
-    }
-
     /// Splits a cell into its body and trailing expression statement, REPL style, so both
     /// compile straight from source (building a Python AST and compiling it is several
     /// times slower). `None` when the source does not parse: compiling it reports why.

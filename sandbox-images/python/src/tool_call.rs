@@ -4,7 +4,7 @@
 ///
 /// A script's `await tool(...)` with nothing else runnable is the hot path of sequential
 /// scripts. Made in Python, it cost an `__await__` generator frame, the checks of `_start` and
-/// `_Calls.call_now`'s numbering, about 6 µs a call; here it is one native method that asks
+/// the call table's numbering, about 6 µs a call; here it is one native method that asks
 /// the host and hands back an iterator that is already done. Everything else (a call that
 /// must wait in the loop, a gather, `create_task`, a failure, files) stays in Python, which
 /// the native `__await__` defers to.
@@ -14,7 +14,7 @@ pub(crate) mod tool_calls {
         AsObject, FromArgs, Py, PyObjectRef, PyPayload, PyRef, PyResult, Traverse, VirtualMachine,
         builtins::{PyStrInterned, PyType, PyTypeRef},
         common::lock::PyRwLock,
-        function::{FuncArgs, PySetterValue},
+        function::PySetterValue,
         protocol::PyIterReturn,
         pyclass,
         types::{Constructor, IterNext, Iterable, SelfIter},
@@ -120,11 +120,6 @@ pub(crate) mod tool_calls {
         }
 
         #[pygetset]
-        fn _in_place(zelf: &Py<Self>) -> bool {
-            zelf.in_place
-        }
-
-        #[pygetset]
         fn _fut(zelf: &Py<Self>) -> PyObjectRef {
             zelf.fut.read().clone()
         }
@@ -137,33 +132,46 @@ pub(crate) mod tool_calls {
             };
         }
 
-        /// `await call`: made here when the call can be made at once (`lone_call`); otherwise
-        /// the runtime's `_await_slow` answers.
+        /// `await call`: made here when the call can be made at once (`made_at_once`); the
+        /// runtime settles any answer but the call's text (`_answered`) and makes every other
+        /// call (`_await_slow`).
         #[pymethod]
         fn __await__(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult {
-            match zelf.lone_call(vm)? {
-                Some((seq, answer)) => match crate::lone_result_text(&answer, seq) {
-                    Some(text) => Ok(Answered { value: PyRwLock::new(Some(vm.ctx.new_str(text).into())) }
-                        .into_ref(&vm.ctx)
-                        .into()),
-                    // A failure, files, or no result yet: the runtime settles it.
-                    None => {
-                        let answer = crate::read_frame(vm, &answer)?;
-                        vm.call_method(zelf.as_object(), "_answered", (seq, answer))
-                    }
-                },
+            match zelf.made_at_once(vm)? {
                 None => vm.call_method(zelf.as_object(), "_await_slow", ()),
+                Some(MadeAtOnce::Text(text)) => {
+                    Ok(Answered { value: PyRwLock::new(Some(text)) }.into_ref(&vm.ctx).into())
+                }
+                Some(MadeAtOnce::Answer(seq, answer)) => vm.call_method(zelf.as_object(), "_answered", (seq, answer)),
             }
+        }
+
+        /// The same for the runtime's `_start` (`send`, as `create_task` drives a call):
+        /// `None` when the call cannot be made at once, else its text or `(seq, answer)`.
+        #[pymethod]
+        fn _call_at_once(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult {
+            Ok(match zelf.made_at_once(vm)? {
+                None => vm.ctx.none(),
+                Some(MadeAtOnce::Text(text)) => text,
+                Some(MadeAtOnce::Answer(seq, answer)) => vm.new_pyobj((seq, answer)),
+            })
         }
     }
 
+    /// A call made at once: the host's answer was the call's text and nothing else, or it was
+    /// anything else (a failure, files, no result yet), read as a frame for the runtime.
+    enum MadeAtOnce {
+        Text(PyObjectRef),
+        Answer(u64, PyObjectRef),
+    }
+
     impl ToolCall {
-        /// Makes the call and returns its number and the host's answer, when nothing but
-        /// this await could run before the answer: a fresh call to a tool the host answers in
+        /// Makes the call and returns what the host answered, when nothing but this await
+        /// could run before the answer: a fresh call to a tool the host answers in
         /// place, inside a running `SluiceLoop` with no callback ready, no timer set and no
         /// call out or waiting to go (the loop would hand the host this one call and resume
         /// here, so ask the host directly). `None` when the runtime must make it.
-        fn lone_call(&self, vm: &VirtualMachine) -> PyResult<Option<(u64, Vec<u8>)>> {
+        fn made_at_once(&self, vm: &VirtualMachine) -> PyResult<Option<MadeAtOnce>> {
             if !self.in_place || !vm.is_none(&self.error) || !vm.is_none(&self.fut.read()) {
                 return Ok(None);
             }
@@ -189,7 +197,11 @@ pub(crate) mod tool_calls {
             calls.set_attr(names.next_seq, vm.ctx.new_int(seq + 1), vm)?;
             *self.fut.write() = consumed;
             let frame = crate::lone_call_frame(seq, &self.name, &self.input_json, vm)?;
-            Ok(Some((seq, crate::wait_in_host(&frame, vm)?)))
+            let answer = crate::wait_in_host(&frame, vm)?;
+            Ok(Some(match crate::lone_result_text(&answer, seq) {
+                Some(text) => MadeAtOnce::Text(vm.ctx.new_str(text).into()),
+                None => MadeAtOnce::Answer(seq, crate::read_frame(vm, &answer)?),
+            }))
         }
     }
 
@@ -203,10 +215,9 @@ pub(crate) mod tool_calls {
     }
 
     impl Constructor for Answered {
-        type Args = FuncArgs;
+        type Args = (PyObjectRef,);
 
-        fn py_new(_cls: &Py<PyType>, args: FuncArgs, vm: &VirtualMachine) -> PyResult<Self> {
-            let (value,): (PyObjectRef,) = args.bind(vm)?;
+        fn py_new(_cls: &Py<PyType>, (value,): Self::Args, _vm: &VirtualMachine) -> PyResult<Self> {
             Ok(Self { value: PyRwLock::new(Some(value)) })
         }
     }
