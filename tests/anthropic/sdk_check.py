@@ -8,6 +8,8 @@ a body the SDK refuses raises, naming the model and the body.
 
 import json
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -126,12 +128,22 @@ errors["404"] = body
 status, _, waiting = call("POST", "/v1/executions", {"code": "await lookup(q='y')", "tools": [tool]})
 _, _, body = call("POST", "/v1/executions", {"code": "1", "container": waiting["container"]["id"]})
 errors["409"] = body
-# The node holds two containers at most: the third gets Anthropic's overloaded status.
-for _ in range(4):
-    status, _, body = call("POST", "/v1/executions", {"code": "await lookup(q='z')", "tools": [tool]})
+# The node holds two containers at most. Idle and paused ones are saved to make room, so
+# Anthropic's overloaded status comes once both hold a running script: a new container is
+# refused then, not queued.
+busy = [threading.Thread(target=call, args=("POST", "/v1/executions",
+                                            {"code": "while True: pass", "limits": {"time_ms": 4000}}))
+        for _ in range(2)]
+for thread in busy:
+    thread.start()
+for _ in range(15):
+    time.sleep(0.2)
+    status, _, body = call("POST", "/v1/executions", {"code": "1"})
     if status != 200:
         errors[str(status)] = body
         break
+for thread in busy:
+    thread.join()
 for status, body in errors.items():
     check(ErrorResponse, body)
 seen["errors"] = {status: [body["error"]["type"], body["error"]["code"]] for status, body in errors.items()}

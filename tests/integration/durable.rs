@@ -151,6 +151,26 @@ async fn least_recently_used_containers_are_unloaded_and_come_back() {
 }
 
 #[tokio::test]
+async fn a_sandbox_with_few_slots_unloads_idle_containers_rather_than_refusing() {
+    // The service's own live limit (256 by default) is far above the sandbox's two slots:
+    // room must be made at the slots, not refused there.
+    let (store, _) = sqlite_store().await;
+    let sandbox = Sandbox::new(SandboxConfig { max_containers: 2, ..SandboxConfig::default() }).await.unwrap();
+    let service = Service::with_store(sandbox, ServiceConfig::default(), store);
+    assert_eq!(service.config().max_live_containers, 2);
+    let mut containers = Vec::new();
+    for i in 0..4 {
+        let view = service.create_execution(&owner(), run_in(None, &format!("mine = {i}"))).await.unwrap();
+        assert_eq!(view.status, ExecutionStatus::Completed, "{:?}", view.error);
+        containers.push(view.container_id);
+    }
+    assert!(metric(&service, "sluice_containers_evicted_total") >= 2);
+    for (i, container) in containers.iter().enumerate() {
+        assert_eq!(stdout(&service, *container, "print(mine)").await, format!("{i}\n"));
+    }
+}
+
+#[tokio::test]
 async fn a_fork_copies_state_then_goes_its_own_way() {
     let (store, _) = sqlite_store().await;
     let service = Service::with_store(common::sandbox(), ServiceConfig::default(), store.clone());

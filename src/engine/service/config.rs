@@ -27,6 +27,9 @@ pub struct ServiceConfig {
     pub defaults: Limits,
     /// The largest limits a request may ask for.
     pub maxima: Limits,
+    /// Containers kept in memory; beyond this the least recently used idle one is saved.
+    /// Never more than the sandbox's slots (`SandboxConfig::max_containers`): the service
+    /// lowers it to them.
     pub max_live_containers: usize,
     pub snapshot_idle: Duration,
     /// Save after every execution, not only when idle: a node killed at any moment loses no

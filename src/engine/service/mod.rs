@@ -327,6 +327,10 @@ impl Service {
         recorder: Arc<dyn Recorder>,
         store: Option<Arc<Store>>,
     ) -> Self {
+        // Containers beyond the sandbox's slots could never be made: the service makes room
+        // (saving idle containers) before it runs out of slots, rather than refusing at them.
+        let slots = usize::try_from(sandbox.config().max_containers).unwrap_or(usize::MAX);
+        let config = ServiceConfig { max_live_containers: config.max_live_containers.min(slots).max(1), ..config };
         let service = Self {
             inner: Arc::new(Inner {
                 registry: ToolRegistry::new(config.quotas.tools),
