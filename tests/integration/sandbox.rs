@@ -217,6 +217,40 @@ print(await task, await lookup(i=4))";
 }
 
 #[tokio::test]
+async fn a_native_tool_reads_as_an_async_function_and_binds_every_way_of_calling() {
+    // A tool's global is `_sluice_abi.Tool` (one dict in: the call is made natively): it must
+    // still look like the async function it replaced, and every other way of calling must
+    // bind as before, a dict that is not JSON data and unknown arguments included.
+    let mut c = container().await;
+    let spec = GuestTool { answered_in_place: true, params: vec!["i".into(), "j".into()], ..tool("lookup") };
+    let tools = [GuestTool { description: Some("Looks it up.".into()), ..spec }];
+    let echo = |call: &sluice::ToolCall| CallResult::ok(call.seq, serde_json::to_string(&call.input).unwrap());
+    let script = "import asyncio, collections, inspect
+print(lookup.__name__, lookup.__qualname__, lookup.__doc__, repr(lookup))
+print(inspect.iscoroutinefunction(lookup), asyncio.iscoroutinefunction(lookup), callable(lookup))
+print(inspect.signature(lookup))
+print(await lookup({'i': 1}), await lookup(2, 3), await lookup(i=4), await lookup(5, j=6))
+print(await lookup(collections.OrderedDict(i=7)), await lookup({}))
+for bad in (lambda: lookup({'i': {1}}), lambda: lookup(1, 2, 3), lambda: lookup(1, i=2), lambda: lookup(i={1})):
+    try:
+        await bad()
+    except TypeError as e:
+        print('TypeError', str(e).split(':')[0])";
+    let (outcome, _) = answer_each(&mut c, script, &tools, echo).await;
+    assert_eq!(outcome.return_code, 0, "{}", outcome.stderr);
+    assert_eq!(
+        outcome.stdout,
+        "lookup lookup Looks it up. <tool lookup>\nTrue True True\n(*args, **kwargs)\n\
+         {\"i\":1} {\"i\":2,\"j\":3} {\"i\":4} {\"i\":5,\"j\":6}\n{\"i\":7} {}\n\
+         TypeError lookup() arguments must be JSON data\n\
+         TypeError lookup() takes one dict or up to 2 positional arguments\n\
+         TypeError lookup() got multiple values for argument 'i'\n\
+         TypeError lookup() arguments must be JSON data\n"
+    );
+    assert_eq!(outcome.tool_calls, 6, "calls whose arguments did not bind never left the guest");
+}
+
+#[tokio::test]
 async fn result_texts_reach_the_script_unchanged_in_place_and_through_a_resume() {
     // Results travel as raw text after the frame's JSON: nothing in a text may read as frame,
     // and a failure among texts must not shift the texts after it.

@@ -6,6 +6,7 @@ import inspect
 import keyword
 
 from _sluice_abi import Answered as _Answered
+from _sluice_abi import Tool as _NativeTool
 from _sluice_abi import ToolCall as _NativeCall
 from _sluice_abi import dumps as _dumps
 from _sluice_abi import enable_lone_calls
@@ -168,20 +169,37 @@ collections.abc.Coroutine.register(_ToolCall)
 enable_lone_calls(SluiceLoop, _calls, _CONSUMED)
 
 
-def _make_tool(name, params, doc, in_place):
-    params = tuple(params)
+class _Tool(_NativeTool):
+    """A tool as a script sees it: an async function of one dict, keyword arguments, or
+    positional arguments in `input_schema` order, returning the result text.
 
-    def tool(*args, **kwargs):
+    Calling it with one dict is native (`_sluice_abi.Tool`); `_bind` takes every other call.
+    """
+
+    def _bind(self, *args, **kwargs):
+        name = self._name
         if not kwargs and len(args) == 1 and type(args[0]) is dict:
             try:
-                return _ToolCall(name, _dumps(args[0]), None, in_place)
+                return _ToolCall(name, _dumps(args[0]), None, self._in_place)
             except ValueError as exc:
                 return _ToolCall(name, None, TypeError(f"{name}() arguments must be JSON data: {exc}"))
         try:
-            return _ToolCall(name, bind_input(name, params, args, kwargs), None, in_place)
+            return _ToolCall(name, bind_input(name, self._params, args, kwargs), None, self._in_place)
         except TypeError as exc:
             return _ToolCall(name, None, exc)
 
+    @property
+    def __signature__(self):
+        kinds = inspect.Parameter
+        return inspect.Signature([kinds("args", kinds.VAR_POSITIONAL), kinds("kwargs", kinds.VAR_KEYWORD)])
+
+    def __repr__(self):
+        return f"<tool {self._name}>"
+
+
+def _make_tool(name, params, doc, in_place):
+    tool = _Tool(name, _ToolCall, in_place)
+    tool._params = tuple(params)
     inspect.markcoroutinefunction(tool)
     tool.__name__ = tool.__qualname__ = name
     tool.__doc__ = doc or f"Calls the tool {name!r}; returns its result text."

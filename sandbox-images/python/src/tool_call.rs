@@ -1,4 +1,4 @@
-//! The call object a tool returns, with a native `await` for the common case of one call awaited alone.
+//! Tools and the calls they return, native for the common case: one dict in, one call awaited alone.
 
 /// `_sluice_abi.ToolCall`, the base of the runtime's `_ToolCall` (`runtime/_sluice_tools.py`).
 ///
@@ -14,10 +14,11 @@ pub(crate) mod tool_calls {
         AsObject, FromArgs, Py, PyObjectRef, PyPayload, PyRef, PyResult, Traverse, VirtualMachine,
         builtins::{PyStrInterned, PyType, PyTypeRef},
         common::lock::PyRwLock,
+        function::FuncArgs,
         function::PySetterValue,
         protocol::PyIterReturn,
         pyclass,
-        types::{Constructor, IterNext, Iterable, SelfIter},
+        types::{Callable, Constructor, IterNext, Iterable, SelfIter},
     };
     use std::cell::RefCell;
 
@@ -202,6 +203,82 @@ pub(crate) mod tool_calls {
                 Some(text) => MadeAtOnce::Text(vm.ctx.new_str(text).into()),
                 None => MadeAtOnce::Answer(seq, crate::read_frame(vm, &answer)?),
             }))
+        }
+    }
+
+    /// `_sluice_abi.Tool`, the base of the runtime's `_Tool`: what a tool's global is bound to.
+    ///
+    /// Calling a tool with one dict, the way scripts almost always do, makes the call here:
+    /// the dict becomes JSON text and the runtime's call class is instantiated directly, where
+    /// a Python function cost a frame, its `*args`/`**kwargs` and a class call (about 1 µs of
+    /// a sequential call's 10). Every other way of calling goes to the runtime's `_bind`.
+    #[pyattr]
+    #[pyclass(name = "Tool", module = "_sluice_abi", traverse)]
+    #[derive(Debug, PyPayload)]
+    struct Tool {
+        name: PyObjectRef,
+        /// The runtime's `_ToolCall`, a subclass of `ToolCall`: the class of every call.
+        call_type: PyTypeRef,
+        #[pytraverse(skip)]
+        in_place: bool,
+    }
+
+    #[derive(FromArgs)]
+    struct ToolArgs {
+        #[pyarg(positional)]
+        name: PyObjectRef,
+        #[pyarg(positional)]
+        call_type: PyTypeRef,
+        #[pyarg(positional)]
+        in_place: bool,
+    }
+
+    impl Constructor for Tool {
+        type Args = ToolArgs;
+
+        fn py_new(_cls: &Py<PyType>, args: Self::Args, vm: &VirtualMachine) -> PyResult<Self> {
+            let tool_call = ToolCall::class(&vm.ctx);
+            if !args.call_type.fast_issubclass(tool_call) {
+                return Err(vm.new_type_error("a tool's call type must subclass ToolCall"));
+            }
+            Ok(Self { name: args.name, call_type: args.call_type, in_place: args.in_place })
+        }
+    }
+
+    #[pyclass(flags(BASETYPE), with(Constructor, Callable))]
+    impl Tool {
+        #[pygetset]
+        fn _name(zelf: &Py<Self>) -> PyObjectRef {
+            zelf.name.clone()
+        }
+
+        #[pygetset]
+        fn _in_place(zelf: &Py<Self>) -> bool {
+            zelf.in_place
+        }
+    }
+
+    impl Callable for Tool {
+        type Args = FuncArgs;
+
+        fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+            if let ([input], true) = (args.args.as_slice(), args.kwargs.is_empty())
+                && input.class().is(vm.ctx.types.dict_type)
+                && let Ok(json) = crate::to_json(vm, input)
+            {
+                let input_json = String::from_utf8(json).expect("serde_json writes UTF-8");
+                let call = ToolCall {
+                    name: zelf.name.clone(),
+                    input_json: vm.ctx.new_str(input_json).into(),
+                    error: vm.ctx.none(),
+                    in_place: zelf.in_place,
+                    fut: PyRwLock::new(vm.ctx.none()),
+                };
+                return Ok(call.into_ref_with_type(vm, zelf.call_type.clone())?.into());
+            }
+            // Anything else, a dict that is not JSON data included: the runtime binds the
+            // arguments and words the error.
+            vm.call_method(zelf.as_object(), "_bind", args)
         }
     }
 
