@@ -335,6 +335,32 @@ async fn a_runaway_container_does_not_hold_up_another() {
 }
 
 #[tokio::test]
+async fn the_shared_generator_is_seeded_per_container_however_it_is_first_reached() {
+    // Every container draws its own numbers, from the shared generator and from a new
+    // `Random()` alike (both were seeded from a generator whose state was in the image: every
+    // container drew the same). The shared one is seeded on its first draw, not at every first
+    // execution: a function imported by name must seed it too, an explicit seed must still
+    // win, and after the first draw the module's functions are the generator's own again.
+    let sandbox = common::sandbox();
+    let code = "from random import choice\nimport random\nx = 1\n";
+    let draw = "first = choice(range(10**9)), random.Random().random()\nrandom.seed(5)\n\
+                print(first, random.random(), random.randint.__self__ is random._inst)";
+    let mut outputs = Vec::new();
+    for seed in [7, 7, 8] {
+        let mut c = sandbox.create_container_with(uuid::Uuid::new_v4(), seed).await.unwrap();
+        run(&mut c, code).await;
+        outputs.push(run(&mut c, draw).await.stdout);
+    }
+    assert_eq!(outputs[0], outputs[1], "the same container seed draws the same");
+    // `(shared draw, new Random's draw) ...`: each differs between the two container seeds.
+    let draws = |out: &str| out[1..out.find(')').unwrap()].split(", ").map(str::to_owned).collect::<Vec<_>>();
+    let (seven, eight) = (draws(&outputs[0]), draws(&outputs[2]));
+    assert_eq!(seven.len(), 2, "{outputs:?}");
+    assert!(seven.iter().zip(&eight).all(|(a, b)| a != b), "other seeds draw otherwise: {outputs:?}");
+    assert!(outputs[0].ends_with(" 0.6229016948897019 True\n"), "{}", outputs[0]);
+}
+
+#[tokio::test]
 async fn same_seed_and_clock_give_the_same_output_and_other_seeds_differ() {
     let sandbox = common::sandbox();
     let code = "import random, uuid, time\nprint(random.random(), uuid.uuid4(), time.time())";

@@ -33,6 +33,8 @@ DEFAULT_RECURSION_LIMIT = 1000
 MAX_RECURSION_LIMIT = 2000
 # Longest `repr` of a trailing expression returned; the rest is cut with a marker.
 MAX_REPR_CHARS = 100_000
+# Seed of a `random.Random` given none, from the container's stream: 256 bits.
+RANDOM_SEED_BYTES = 32
 
 
 class _Execution:
@@ -46,7 +48,6 @@ class _Execution:
 
 _execution = None
 _executions_started = 0
-_seeded = False
 
 
 def _done(value=None, exc=None):
@@ -136,12 +137,7 @@ def _step(execution):
 
 
 def _execute(request):
-    global _execution, _executions_started, _seeded
-    if not _seeded:
-        import random
-
-        random.seed()  # from the host's per-container stream, not the image's baked state
-        _seeded = True
+    global _execution, _executions_started
     _executions_started += 1
     sluice._counts.clear()
     # Every cell starts with working output, whatever an earlier one did to sys.stdout.
@@ -218,7 +214,7 @@ _WARM_UP_CELLS = (
 def _warm_up():
     """Runs a few typical cells before the snapshot so that what they initialize lazily is
     in the image, then forgets them: containers start as if nothing had run."""
-    global _executions_started, _seeded
+    global _executions_started
     warm = type(sys)("__main__")
     warm.__dict__["__builtins__"] = __builtins__
     sys.modules["__main__"] = warm
@@ -228,9 +224,56 @@ def _warm_up():
             raise RuntimeError(f"warm-up cell failed: {frame}")
     forget_sources()
     _executions_started = 0
-    _seeded = False
     _calls.__init__()
     sluice._counts.clear()
+
+
+def _install_random_seeding():
+    """Each container draws its own random numbers.
+
+    RustPython seeds a `random.Random` without a seed from Rust's thread generator, whose
+    state is in the image (importing `random` seeded `random._inst` from it while the image
+    was made): every container drew the same numbers. A missing seed now comes from
+    `os.urandom`, which reads the container's own stream from the host.
+
+    And the module's shared generator is seeded on its first draw, not at every container's
+    first execution: seeding was 9% of a first `x = 1 + 1`, and most cells never draw. Its
+    functions in the `random` module seed it on their first call and put the originals back;
+    one imported by name before then keeps seeding first.
+    """
+    import functools
+    import random
+
+    seed_in_rust = random.Random.seed
+
+    @functools.wraps(seed_in_rust)
+    def seed(self, a=None, version=2):
+        if a is None:
+            a = int.from_bytes(os.urandom(RANDOM_SEED_BYTES), "little")
+        seed_in_rust(self, a, version)
+
+    random.Random.seed = seed
+    shared = random._inst
+    random.seed = shared.seed  # bound to the method above
+    originals = {name: value for name, value in vars(random).items() if getattr(value, "__self__", None) is shared}
+    unseeded = [True]
+
+    def seed_now():
+        if unseeded:
+            unseeded.clear()
+            vars(random).update(originals)
+            shared.seed()
+
+    def seeding_first(original):
+        @functools.wraps(original)
+        def draw(*args, **kwargs):
+            seed_now()
+            return original(*args, **kwargs)
+
+        return draw
+
+    for name, original in originals.items():
+        setattr(random, name, seeding_first(original))
 
 
 def _scrub_build_paths():
@@ -286,6 +329,7 @@ def preinit(boot):
     _install_fast_json()
     _install_fast_builtins()
     _warm_up()
+    _install_random_seeding()
     _scrub_build_paths()
     main = type(sys)("__main__")
     main.__dict__["__builtins__"] = __builtins__
