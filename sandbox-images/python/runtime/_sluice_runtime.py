@@ -256,11 +256,12 @@ def _install_random_seeding():
     shared = random._inst
     random.seed = shared.seed  # bound to the method above
     originals = {name: value for name, value in vars(random).items() if getattr(value, "__self__", None) is shared}
-    unseeded = [True]
+    unseeded = True
 
     def seed_now():
+        nonlocal unseeded
         if unseeded:
-            unseeded.clear()
+            unseeded = False
             vars(random).update(originals)
             shared.seed()
 

@@ -177,12 +177,9 @@ class _Tool(_NativeTool):
     """
 
     def _bind(self, *args, **kwargs):
+        """Every call the native one does not make: arguments bound as `bind_input` says,
+        or the error they caused, raised when the call is awaited."""
         name = self._name
-        if not kwargs and len(args) == 1 and type(args[0]) is dict:
-            try:
-                return _ToolCall(name, _dumps(args[0]), None, self._in_place)
-            except ValueError as exc:
-                return _ToolCall(name, None, TypeError(f"{name}() arguments must be JSON data: {exc}"))
         try:
             return _ToolCall(name, bind_input(name, self._params, args, kwargs), None, self._in_place)
         except TypeError as exc:

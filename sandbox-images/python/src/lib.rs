@@ -87,6 +87,12 @@ fn to_json(vm: &VirtualMachine, obj: &PyObjectRef) -> PyResult<Vec<u8>> {
     serde_json::to_vec(&ser).map_err(|e| vm.new_value_error(format!("frame is not JSON: {e}")))
 }
 
+/// Plain data as JSON text (`_sluice_abi.dumps`, a tool's input).
+fn json_text(vm: &VirtualMachine, obj: &PyObjectRef) -> PyResult<String> {
+    let bytes = to_json(vm, obj)?;
+    Ok(String::from_utf8(bytes).expect("serde_json writes UTF-8"))
+}
+
 fn from_json(vm: &VirtualMachine, bytes: &[u8]) -> PyResult<PyObjectRef> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     rustpython_vm::py_serde::deserialize(vm, &mut de)
@@ -267,8 +273,7 @@ mod _sluice_abi {
     /// Fast JSON encoding of plain data (dict, list, str, int, float, bool, None).
     #[pyfunction]
     fn dumps(obj: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
-        let bytes = super::to_json(vm, &obj)?;
-        Ok(String::from_utf8(bytes).expect("serde_json writes UTF-8"))
+        super::json_text(vm, &obj)
     }
 }
 

@@ -93,13 +93,7 @@ pub(crate) mod tool_calls {
         type Args = ToolCallArgs;
 
         fn py_new(_cls: &Py<PyType>, args: Self::Args, vm: &VirtualMachine) -> PyResult<Self> {
-            Ok(Self {
-                name: args.name,
-                input_json: args.input_json,
-                error: args.error,
-                in_place: args.in_place,
-                fut: PyRwLock::new(vm.ctx.none()),
-            })
+            Ok(Self::new(args.name, args.input_json, args.error, args.in_place, vm))
         }
     }
 
@@ -167,6 +161,17 @@ pub(crate) mod tool_calls {
     }
 
     impl ToolCall {
+        /// A call not made yet (`_fut` is `None`).
+        fn new(
+            name: PyObjectRef,
+            input_json: PyObjectRef,
+            error: PyObjectRef,
+            in_place: bool,
+            vm: &VirtualMachine,
+        ) -> Self {
+            Self { name, input_json, error, in_place, fut: PyRwLock::new(vm.ctx.none()) }
+        }
+
         /// Makes the call and returns what the host answered, when nothing but this await
         /// could run before the answer: a fresh call to a tool the host answers in
         /// place, inside a running `SluiceLoop` with no callback ready, no timer set and no
@@ -236,11 +241,9 @@ pub(crate) mod tool_calls {
     impl Constructor for Tool {
         type Args = ToolArgs;
 
-        fn py_new(_cls: &Py<PyType>, args: Self::Args, vm: &VirtualMachine) -> PyResult<Self> {
-            let tool_call = ToolCall::class(&vm.ctx);
-            if !args.call_type.fast_issubclass(tool_call) {
-                return Err(vm.new_type_error("a tool's call type must subclass ToolCall"));
-            }
+        /// A `call_type` that is not a `ToolCall` subclass is refused when the tool is called
+        /// (`into_ref_with_type` checks it).
+        fn py_new(_cls: &Py<PyType>, args: Self::Args, _vm: &VirtualMachine) -> PyResult<Self> {
             Ok(Self { name: args.name, call_type: args.call_type, in_place: args.in_place })
         }
     }
@@ -264,16 +267,10 @@ pub(crate) mod tool_calls {
         fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
             if let ([input], true) = (args.args.as_slice(), args.kwargs.is_empty())
                 && input.class().is(vm.ctx.types.dict_type)
-                && let Ok(json) = crate::to_json(vm, input)
+                && let Ok(input_json) = crate::json_text(vm, input)
             {
-                let input_json = String::from_utf8(json).expect("serde_json writes UTF-8");
-                let call = ToolCall {
-                    name: zelf.name.clone(),
-                    input_json: vm.ctx.new_str(input_json).into(),
-                    error: vm.ctx.none(),
-                    in_place: zelf.in_place,
-                    fut: PyRwLock::new(vm.ctx.none()),
-                };
+                let input_json = vm.ctx.new_str(input_json).into();
+                let call = ToolCall::new(zelf.name.clone(), input_json, vm.ctx.none(), zelf.in_place, vm);
                 return Ok(call.into_ref_with_type(vm, zelf.call_type.clone())?.into());
             }
             // Anything else, a dict that is not JSON data included: the runtime binds the
