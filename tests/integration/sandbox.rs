@@ -361,6 +361,24 @@ async fn the_shared_generator_is_seeded_per_container_however_it_is_first_reache
 }
 
 #[tokio::test]
+async fn records_replaced_each_execution_cost_no_collection_but_cycles_are_still_collected() {
+    // The image raises the young generation's threshold: 1,000 decoded records replaced per
+    // execution used to cost a collection every other execution. Garbage cycles must still
+    // be found once enough pile up.
+    let sandbox = common::sandbox();
+    let mut c = sandbox.create_container().await.unwrap();
+    run(&mut c, "import gc, json\ntext = json.dumps([{'id': i} for i in range(1000)])").await;
+    run(&mut c, "before = gc.get_stats()[0]['collections']").await;
+    for _ in 0..6 {
+        run(&mut c, "rows = json.loads(text)").await;
+    }
+    assert_eq!(run(&mut c, "print(gc.get_stats()[0]['collections'] - before)").await.stdout, "0\n");
+    let cycles = "for i in range(30000):\n    a = []\n    a.append(a)\ndel a\n\
+                  print(gc.get_stats()[0]['collections'] - before > 0)";
+    assert_eq!(run(&mut c, cycles).await.stdout, "True\n");
+}
+
+#[tokio::test]
 async fn same_seed_and_clock_give_the_same_output_and_other_seeds_differ() {
     let sandbox = common::sandbox();
     let code = "import random, uuid, time\nprint(random.random(), uuid.uuid4(), time.time())";
