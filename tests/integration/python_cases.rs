@@ -244,7 +244,7 @@ cases! {
         across_executions, api, limit_rolls_back, memory_counts, no_files,
     ],
     stdlib: [
-        data_modules, json_loads, time_and_numbers, time_zones_and_strptime,
+        data_modules, json_dumps, json_loads, time_and_numbers, time_zones_and_strptime,
     ],
     tools: [
         answers_run_out, closed_await_cancels_call, counts_and_arguments, error_result_raises,

@@ -294,8 +294,9 @@ def _scrub_build_paths():
 
 
 def _install_fast_json():
-    """`json.loads` (and so `json.load`) decodes plain calls natively (`_sluice_abi.loads`);
-    with any option, or whenever that declines, the standard decoder answers as before."""
+    """`json.loads` (and so `json.load`) decodes plain calls natively (`_sluice_abi.loads`),
+    and `json.dumps` encodes plain data natively with the layout options (`_sluice_abi.json_dumps`);
+    with any other option, or whenever those decline, the standard codec answers as before."""
     import functools
     import json
 
@@ -310,6 +311,45 @@ def _install_fast_json():
         return standard(s, **options)
 
     json.loads = loads
+
+    standard_dumps = json.dumps
+
+    @functools.wraps(standard_dumps)
+    def dumps(obj, **options):
+        layout = _plain_json_layout(**options)
+        if layout is not None:
+            text = _sluice_abi.json_dumps(obj, *layout)
+            if text is not NotImplemented:
+                return text
+        return standard_dumps(obj, **options)
+
+    json.dumps = dumps
+
+
+# json.dumps's options that, at these values, leave plain data to the native encoder.
+_JSON_DEFAULT_OPTIONS = {"skipkeys": False, "check_circular": True, "allow_nan": True, "cls": None, "default": None}
+
+
+def _plain_json_layout(ensure_ascii=True, indent=None, separators=None, sort_keys=False, **others):
+    """`json.dumps`'s options resolved as `JSONEncoder` resolves them (indent as a string,
+    both separators), or None when an option needs the standard encoder."""
+    for name, value in others.items():
+        if name not in _JSON_DEFAULT_OPTIONS or value is not _JSON_DEFAULT_OPTIONS[name]:
+            return None
+    if type(ensure_ascii) is not bool or type(sort_keys) is not bool:
+        return None
+    if type(indent) is int:
+        indent = " " * indent
+    elif indent is not None and type(indent) is not str:
+        return None
+    if separators is None:
+        separators = (", " if indent is None else ",", ": ")
+    elif type(separators) not in (tuple, list) or len(separators) != 2:
+        return None
+    item_separator, key_separator = separators
+    if type(item_separator) is not str or type(key_separator) is not str:
+        return None
+    return indent, item_separator, key_separator, sort_keys, ensure_ascii
 
 
 def _install_fast_builtins():

@@ -8,6 +8,7 @@
 use rustpython_vm::{Interpreter, InterpreterBuilder, PyObjectRef, PyResult, VirtualMachine, compiler::Mode};
 use std::cell::RefCell;
 
+mod fast_dumps;
 mod fast_json;
 mod fast_sum;
 mod sqlite;
@@ -268,6 +269,13 @@ mod _sluice_abi {
     #[pyfunction]
     fn sum(args: super::fast_sum::SumArgs, vm: &VirtualMachine) -> PyResult {
         super::fast_sum::sum(args, vm)
+    }
+
+    /// `json.dumps(value)` laid out as the runtime resolved its options, or `NotImplemented`
+    /// when the standard encoder must answer (see `fast_dumps`).
+    #[pyfunction]
+    fn json_dumps(args: super::fast_dumps::DumpsArgs, vm: &VirtualMachine) -> PyObjectRef {
+        super::fast_dumps::dumps_or_decline(args, vm)
     }
 
     /// Fast JSON encoding of plain data (dict, list, str, int, float, bool, None).
