@@ -115,42 +115,26 @@ impl Encoder<'_> {
 
     fn int(&mut self, int: &PyInt) -> Written {
         let value = int.as_bigint();
-        // 64-bit arithmetic when the value allows: wasm32 divides 128-bit numbers in software.
-        let (negative, magnitude) = match i64::try_from(value) {
-            Ok(small) => (small < 0, u128::from(small.unsigned_abs())),
-            Err(_) => {
-                let large = i128::try_from(value).map_err(|_| Decline)?;
-                (large < 0, large.unsigned_abs())
-            }
+        let Ok(small) = i64::try_from(value) else {
+            // Past 64 bits (rare): `fmt`, whose 128-bit division wasm32 does in software.
+            let large = i128::try_from(value).map_err(|_| Decline)?;
+            write!(self.out, "{large}").expect("a String takes any write");
+            return Ok(());
         };
         // Digits written backwards into a buffer: `fmt` machinery was a sixth of the encoding.
-        let mut digits = [0u8; 40];
+        let mut digits = [0u8; 20];
         let mut at = digits.len();
-        let mut push = |digit: u8| {
+        let mut rest = small.unsigned_abs();
+        loop {
             at -= 1;
-            digits[at] = digit;
-        };
-        match u64::try_from(magnitude) {
-            Ok(mut rest) => loop {
-                push(b'0' + (rest % 10) as u8);
-                rest /= 10;
-                if rest == 0 {
-                    break;
-                }
-            },
-            Err(_) => {
-                let mut rest = magnitude;
-                loop {
-                    push(b'0' + (rest % 10) as u8);
-                    rest /= 10;
-                    if rest == 0 {
-                        break;
-                    }
-                }
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
             }
         }
-        if negative {
-            push(b'-');
+        if small < 0 {
+            self.out.push('-');
         }
         self.out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
         Ok(())
