@@ -637,8 +637,9 @@ fn peak_memory(python: &Path, monty: bool) -> Vec<(String, String)> {
 /// called it.
 const PROFILE_CATEGORIES: [(&str, &[&str]); 4] = [
     ("JSON (the json module's encoder and decoder)", &["json"]),
+    // Before the host boundary, whose needle `sluice_guest` also names the guest's allocator.
+    ("memory allocation", &["small_blocks", "dlmalloc", "malloc", "realloc", "__rust_alloc", "__rdl_", "free"]),
     ("host boundary (guest side: frames to and from the host, output)", &["sluice_guest", "_sluice_abi", "wasi"]),
-    ("memory allocation", &["dlmalloc", "malloc", "realloc", "__rust_alloc", "__rdl_", "free"]),
     ("big integers", &["bigint", "malachite"]),
 ];
 /// Profiled runs at least, and more until this much guest time is sampled: the sampler ticks

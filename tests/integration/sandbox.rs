@@ -379,6 +379,26 @@ async fn records_replaced_each_execution_cost_no_collection_but_cycles_are_still
 }
 
 #[tokio::test]
+async fn freed_small_objects_serve_new_ones_and_go_back_to_malloc_for_a_large_buffer() {
+    // The guest keeps freed small blocks on free lists by size (small_blocks.rs). They must
+    // serve the next small objects; and when malloc runs out, chunks whose blocks are all free
+    // must go back to it: under a 128 MiB limit, after some 60 MiB of dicts are dropped, a
+    // 40 MiB buffer fits only if they do.
+    let mut c = container().await;
+    let limits = Limits { memory_bytes: 128 << 20, ..Limits::default() };
+    let build = "rows = [{'id': i, 'name': str(i)} for i in range(150000)]\nheap = _sluice_abi.heap_stats()";
+    let first = format!("import _sluice_abi\n{build}\nfirst = heap['chunk_bytes']\nprint(first > 50 << 20)\ndel rows");
+    assert_eq!(run_with(&mut c, &first, limits).await.stdout, "True\n");
+    let again = format!("{build}\nprint(heap['chunk_bytes'] - first < 1 << 20, heap['released_chunks'])\ndel rows");
+    assert_eq!(run_with(&mut c, &again, limits).await.stdout, "True 0\n");
+    let buffer =
+        "big = bytearray(40 << 20)\nprint(len(big), _sluice_abi.heap_stats()['released_chunks'] > 100)\ndel big";
+    assert_eq!(run_with(&mut c, buffer, limits).await.stdout, format!("{} True\n", 40 << 20));
+    let rebuilt = "rows = [{'id': i} for i in range(100000)]\nprint(sum(row['id'] for row in rows))";
+    assert_eq!(run_with(&mut c, rebuilt, limits).await.stdout, "4999950000\n");
+}
+
+#[tokio::test]
 async fn same_seed_and_clock_give_the_same_output_and_other_seeds_differ() {
     let sandbox = common::sandbox();
     let code = "import random, uuid, time\nprint(random.random(), uuid.uuid4(), time.time())";

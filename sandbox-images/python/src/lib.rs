@@ -11,10 +11,18 @@ use std::cell::RefCell;
 mod fast_dumps;
 mod fast_json;
 mod fast_sum;
+#[cfg(target_arch = "wasm32")]
+mod small_blocks;
 mod sqlite;
 mod tool_call;
 
 use tool_call::tool_calls;
+
+/// Small blocks from free lists, the rest from wasi-libc's malloc (see `small_blocks`). Only in
+/// the guest: its one thread is what lets the lists go without locks.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: small_blocks::SmallBlocks = small_blocks::SmallBlocks::new();
 
 /// Loads the runtime modules the host handed in and returns the runtime's `dispatch`.
 const LOADER: &str = r#"
@@ -278,6 +286,24 @@ mod _sluice_abi {
         super::fast_dumps::dumps_or_decline(args, vm)
     }
 
+    /// What the small-block heap holds (see `small_blocks::HeapStats`).
+    #[pyfunction]
+    fn heap_stats(vm: &VirtualMachine) -> PyObjectRef {
+        #[cfg(target_arch = "wasm32")]
+        let stats = {
+            let s = super::ALLOCATOR.stats();
+            [s.chunk_bytes, s.free_bytes, s.forgotten_bytes, s.released_chunks]
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        let stats = [0usize; 4];
+        let names = ["chunk_bytes", "free_bytes", "forgotten_bytes", "released_chunks"];
+        let dict = vm.ctx.new_dict();
+        for (name, value) in names.into_iter().zip(stats) {
+            let _ = dict.set_item(name, vm.ctx.new_int(value).into(), vm);
+        }
+        dict.into()
+    }
+
     /// Fast JSON encoding of plain data (dict, list, str, int, float, bool, None).
     #[pyfunction]
     fn dumps(obj: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
@@ -335,6 +361,8 @@ fn preinit() -> Result<(), String> {
         run().map_err(|e| format_exception(vm, &e))
     })?;
     GUEST.with(|g| *g.borrow_mut() = Some(Guest { interpreter, dispatch }));
+    #[cfg(target_arch = "wasm32")]
+    ALLOCATOR.forget_free_blocks();
     Ok(())
 }
 
