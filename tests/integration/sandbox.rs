@@ -399,6 +399,16 @@ async fn freed_small_objects_serve_new_ones_and_go_back_to_malloc_for_a_large_bu
 }
 
 #[tokio::test]
+async fn decoded_keys_the_program_names_are_the_programs_own_strings() {
+    // fast_json hands back the interned string for a key the code already names, so that
+    // `row["status"]` matches the key by identity instead of comparing its bytes.
+    let mut c = container().await;
+    let code = "import json\nrow = json.loads('{\"status\": \"paid\", \"other\": 1}')\n\
+                status = list(row)[0]\nprint(status is 'status', row['status'], row['other'])";
+    assert_eq!(run(&mut c, code).await.stdout, "True paid 1\n");
+}
+
+#[tokio::test]
 async fn same_seed_and_clock_give_the_same_output_and_other_seeds_differ() {
     let sandbox = common::sandbox();
     let code = "import random, uuid, time\nprint(random.random(), uuid.uuid4(), time.time())";

@@ -164,7 +164,14 @@ impl<'a> Parser<'a> {
             if let Some(known) = self.keys.get(raw) {
                 return Ok(known.clone());
             }
-            let key: PyObjectRef = self.vm.ctx.new_str(str_of(raw)).into();
+            // A key the program already names ("status" in `row["status"]`) is interned: the
+            // decoded key is then that very object, and a lookup matches it by identity
+            // instead of comparing bytes. Other keys are not interned (the pool never shrinks).
+            let text = str_of(raw);
+            let key: PyObjectRef = match self.vm.ctx.interned_str(text) {
+                Some(interned) => interned.to_owned().into(),
+                None => self.vm.ctx.new_str(text).into(),
+            };
             if self.keys.len() < MAX_REMEMBERED_KEYS {
                 self.keys.insert(raw, key.clone());
             }
