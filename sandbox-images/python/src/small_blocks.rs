@@ -11,11 +11,16 @@
 //! so memory freed at one size serves only that size until malloc runs out: then every chunk
 //! whose blocks are all free goes back to malloc (`release_free_chunks`) and the request is
 //! tried again. A script that builds and drops many small objects and then needs one large
-//! buffer gets the same room as under malloc alone.
+//! buffer gets that memory back, though not always all of it: the chunk in use may sit between
+//! the freed span and the top of the heap, which malloc alone would have merged.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
 use std::ptr;
+
+// The lists take no locks: a guest built with threads would need them.
+#[cfg(target_feature = "atomics")]
+compile_error!("small_blocks assumes one thread; a threaded guest needs locked free lists");
 
 /// Requests up to this many bytes (with an alignment of at most `GRANULE`) are small.
 const MAX_SMALL_BYTES: usize = 512;
@@ -65,8 +70,11 @@ pub struct HeapStats {
     /// Bytes of free blocks dropped from the lists when the image was made (see
     /// `SmallBlocks::forget_free_blocks`).
     pub forgotten_bytes: usize,
-    /// Chunks given back to malloc since the image was made.
+    /// Chunks given back to malloc.
     pub released_chunks: usize,
+    /// `free_bytes` and `chunk_bytes` after the last release that found nothing to give back:
+    /// until either changes, another walk would find nothing either.
+    fruitless_at: (usize, usize),
 }
 
 /// The allocator; `#[global_allocator]` in `lib.rs`.
@@ -80,7 +88,8 @@ unsafe impl Sync for SmallBlocks {}
 
 impl SmallBlocks {
     pub const fn new() -> Self {
-        let stats = HeapStats { chunk_bytes: 0, free_bytes: 0, forgotten_bytes: 0, released_chunks: 0 };
+        let stats =
+            HeapStats { chunk_bytes: 0, free_bytes: 0, forgotten_bytes: 0, released_chunks: 0, fruitless_at: (0, 0) };
         Self {
             lists: UnsafeCell::new(Lists {
                 free: [ptr::null_mut(); CLASSES],
@@ -139,7 +148,7 @@ const fn block_bytes(class: usize) -> usize {
 
 #[inline]
 fn chunk_of(block: *mut FreeBlock) -> *mut ChunkHeader {
-    (block as usize & !(CHUNK_ALIGN - 1)) as *mut ChunkHeader
+    block.map_addr(|address| address & !(CHUNK_ALIGN - 1)).cast()
 }
 
 const CHUNK_LAYOUT: Layout = match Layout::from_size_align(CHUNK_BYTES, CHUNK_ALIGN) {
@@ -200,11 +209,13 @@ impl Lists {
 
     /// Gives every chunk whose blocks are all on the free lists back to malloc, after taking
     /// those blocks off the lists; true when one went back. A walk over every free block,
-    /// run only when malloc has just failed. The current chunk never qualifies: its unused
-    /// tail is on no list.
+    /// run only when malloc has just failed, and not again until blocks were freed or chunks
+    /// taken since a walk that found nothing. The current chunk qualifies only once carving
+    /// has used it up (its unused tail is on no list); then its bounds are cleared with it.
     #[cold]
     unsafe fn release_free_chunks(&mut self) -> bool {
-        if self.stats.free_bytes < WHOLLY_FREE {
+        let now = (self.stats.free_bytes, self.stats.chunk_bytes);
+        if self.stats.free_bytes < WHOLLY_FREE || now == self.stats.fruitless_at {
             return false;
         }
         // SAFETY (the whole walk): every chunk on the list and every block on a free list was
@@ -241,6 +252,9 @@ impl Lists {
                 let chunk = *link;
                 if (*chunk).free_tally == WHOLLY_FREE {
                     *link = (*chunk).next;
+                    if self.end == chunk.cast::<u8>().add(CHUNK_BYTES) {
+                        (self.next, self.end) = (ptr::null_mut(), ptr::null_mut());
+                    }
                     System.dealloc(chunk.cast(), CHUNK_LAYOUT);
                     self.stats.chunk_bytes -= CHUNK_BYTES;
                     self.stats.released_chunks += 1;
@@ -248,6 +262,9 @@ impl Lists {
                 } else {
                     link = &mut (*chunk).next;
                 }
+            }
+            if !released {
+                self.stats.fruitless_at = (self.stats.free_bytes, self.stats.chunk_bytes);
             }
             released
         }
