@@ -289,16 +289,9 @@ mod _sluice_abi {
     /// What the small-block heap holds (see `small_blocks::HeapStats`).
     #[pyfunction]
     fn heap_stats(vm: &VirtualMachine) -> PyObjectRef {
-        #[cfg(target_arch = "wasm32")]
-        let stats = {
-            let s = super::ALLOCATOR.stats();
-            [s.chunk_bytes, s.free_bytes, s.forgotten_bytes, s.released_chunks]
-        };
-        #[cfg(not(target_arch = "wasm32"))]
-        let stats = [0usize; 4];
-        let names = ["chunk_bytes", "free_bytes", "forgotten_bytes", "released_chunks"];
         let dict = vm.ctx.new_dict();
-        for (name, value) in names.into_iter().zip(stats) {
+        #[cfg(target_arch = "wasm32")]
+        for (name, value) in super::ALLOCATOR.stats().named() {
             let _ = dict.set_item(name, vm.ctx.new_int(value).into(), vm);
         }
         dict.into()

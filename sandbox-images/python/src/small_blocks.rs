@@ -30,9 +30,10 @@ const GRANULE: usize = 8;
 const CLASSES: usize = MAX_SMALL_BYTES / GRANULE;
 /// Chunks are aligned to this, so a block's chunk is its address rounded down.
 const CHUNK_ALIGN: usize = 64 * 1024;
-/// A chunk leaves the end of its aligned span to malloc's own header for the next chunk, so
-/// chunks taken one after another sit at consecutive aligned addresses, with no gap between.
-const CHUNK_BYTES: usize = CHUNK_ALIGN - 64;
+/// What a chunk leaves at the end of its aligned span for malloc's own header of the next
+/// chunk, so chunks taken one after another sit at consecutive aligned addresses.
+const MALLOC_HEADER_ROOM: usize = 64;
+const CHUNK_BYTES: usize = CHUNK_ALIGN - MALLOC_HEADER_ROOM;
 /// The chunk's header, rounded up to keep blocks `GRANULE`-aligned.
 const HEADER_BYTES: usize = std::mem::size_of::<ChunkHeader>().next_multiple_of(GRANULE);
 /// What a chunk's free blocks add up to when none of its blocks is in use.
@@ -58,6 +59,9 @@ struct Lists {
     /// Every chunk taken from malloc and not released.
     chunks: *mut ChunkHeader,
     stats: HeapStats,
+    /// `free_bytes` and `chunk_bytes` after the last release that found nothing to give back:
+    /// until either changes, another walk would find nothing either.
+    fruitless_at: (usize, usize),
 }
 
 /// What the small-block heap holds, for `_sluice_abi.heap_stats()`.
@@ -72,9 +76,18 @@ pub struct HeapStats {
     pub forgotten_bytes: usize,
     /// Chunks given back to malloc.
     pub released_chunks: usize,
-    /// `free_bytes` and `chunk_bytes` after the last release that found nothing to give back:
-    /// until either changes, another walk would find nothing either.
-    fruitless_at: (usize, usize),
+}
+
+impl HeapStats {
+    /// Each figure with the name `_sluice_abi.heap_stats()` gives it.
+    pub fn named(&self) -> [(&'static str, usize); 4] {
+        [
+            ("chunk_bytes", self.chunk_bytes),
+            ("free_bytes", self.free_bytes),
+            ("forgotten_bytes", self.forgotten_bytes),
+            ("released_chunks", self.released_chunks),
+        ]
+    }
 }
 
 /// The allocator; `#[global_allocator]` in `lib.rs`.
@@ -88,8 +101,7 @@ unsafe impl Sync for SmallBlocks {}
 
 impl SmallBlocks {
     pub const fn new() -> Self {
-        let stats =
-            HeapStats { chunk_bytes: 0, free_bytes: 0, forgotten_bytes: 0, released_chunks: 0, fruitless_at: (0, 0) };
+        let stats = HeapStats { chunk_bytes: 0, free_bytes: 0, forgotten_bytes: 0, released_chunks: 0 };
         Self {
             lists: UnsafeCell::new(Lists {
                 free: [ptr::null_mut(); CLASSES],
@@ -97,13 +109,13 @@ impl SmallBlocks {
                 end: ptr::null_mut(),
                 chunks: ptr::null_mut(),
                 stats,
+                fruitless_at: (0, 0),
             }),
         }
     }
 
     pub fn stats(&self) -> HeapStats {
-        // SAFETY: one thread, and no allocation is in progress while Python code runs.
-        unsafe { (*self.lists.get()).stats }
+        self.lists().stats
     }
 
     /// Empties the free lists, leaving their blocks unused for good; called once, when the
@@ -113,8 +125,7 @@ impl SmallBlocks {
     /// instead, they share a few. The dropped blocks (a few hundred KiB) stay in the image but
     /// are never touched.
     pub fn forget_free_blocks(&self) {
-        // SAFETY: as in `stats`.
-        let lists = unsafe { &mut *self.lists.get() };
+        let lists = self.lists();
         lists.free = [ptr::null_mut(); CLASSES];
         lists.stats.forgotten_bytes += lists.stats.free_bytes;
         lists.stats.free_bytes = 0;
@@ -125,13 +136,6 @@ impl SmallBlocks {
     fn lists(&self) -> &mut Lists {
         // SAFETY: see above.
         unsafe { &mut *self.lists.get() }
-    }
-
-    /// malloc, and when it fails, malloc again after the wholly free chunks went back to it.
-    unsafe fn malloc(&self, layout: Layout, zeroed: bool) -> *mut u8 {
-        let attempt = || unsafe { if zeroed { System.alloc_zeroed(layout) } else { System.alloc(layout) } };
-        let block = attempt();
-        if block.is_null() && unsafe { self.lists().release_free_chunks() } { attempt() } else { block }
     }
 }
 
@@ -157,6 +161,12 @@ const CHUNK_LAYOUT: Layout = match Layout::from_size_align(CHUNK_BYTES, CHUNK_AL
 };
 
 impl Lists {
+    /// A request to malloc, made again if it failed and wholly free chunks went back to it.
+    unsafe fn ask_malloc(&mut self, request: impl Fn() -> *mut u8) -> *mut u8 {
+        let block = request();
+        if block.is_null() && unsafe { self.release_free_chunks() } { request() } else { block }
+    }
+
     #[inline]
     unsafe fn push(&mut self, class: usize, block: *mut u8) {
         let block = block.cast::<FreeBlock>();
@@ -182,17 +192,14 @@ impl Lists {
     #[cold]
     unsafe fn carve(&mut self, class: usize) -> *mut u8 {
         let size = block_bytes(class);
-        if (self.end as usize) - (self.next as usize) < size {
+        let rest = (self.end as usize) - (self.next as usize);
+        if rest < size {
             // The rest of the chunk becomes one free block of its own size.
-            let rest = (self.end as usize) - (self.next as usize);
             if rest >= GRANULE {
                 unsafe { self.push(rest / GRANULE - 1, self.next) };
             }
             (self.next, self.end) = (ptr::null_mut(), ptr::null_mut());
-            let mut chunk = unsafe { System.alloc(CHUNK_LAYOUT) };
-            if chunk.is_null() && unsafe { self.release_free_chunks() } {
-                chunk = unsafe { System.alloc(CHUNK_LAYOUT) };
-            }
+            let chunk = unsafe { self.ask_malloc(|| System.alloc(CHUNK_LAYOUT)) };
             if chunk.is_null() {
                 return chunk;
             }
@@ -215,7 +222,7 @@ impl Lists {
     #[cold]
     unsafe fn release_free_chunks(&mut self) -> bool {
         let now = (self.stats.free_bytes, self.stats.chunk_bytes);
-        if self.stats.free_bytes < WHOLLY_FREE || now == self.stats.fruitless_at {
+        if self.stats.free_bytes < WHOLLY_FREE || now == self.fruitless_at {
             return false;
         }
         // SAFETY (the whole walk): every chunk on the list and every block on a free list was
@@ -264,7 +271,7 @@ impl Lists {
                 }
             }
             if !released {
-                self.stats.fruitless_at = (self.stats.free_bytes, self.stats.chunk_bytes);
+                self.fruitless_at = (self.stats.free_bytes, self.stats.chunk_bytes);
             }
             released
         }
@@ -276,7 +283,7 @@ unsafe impl GlobalAlloc for SmallBlocks {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         match class_of(layout.size(), layout.align()) {
             Some(class) => unsafe { self.lists().pop(class) },
-            None => unsafe { self.malloc(layout, false) },
+            None => unsafe { self.lists().ask_malloc(|| System.alloc(layout)) },
         }
     }
 
@@ -291,11 +298,11 @@ unsafe impl GlobalAlloc for SmallBlocks {
 
     #[inline(never)]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if class_of(layout.size(), layout.align()).is_none() {
+        let Some(class) = class_of(layout.size(), layout.align()) else {
             // calloc knows when fresh memory is already zero.
-            return unsafe { self.malloc(layout, true) };
-        }
-        let block = unsafe { self.alloc(layout) };
+            return unsafe { self.lists().ask_malloc(|| System.alloc_zeroed(layout)) };
+        };
+        let block = unsafe { self.lists().pop(class) };
         if !block.is_null() {
             unsafe { block.write_bytes(0, layout.size()) };
         }
@@ -306,13 +313,8 @@ unsafe impl GlobalAlloc for SmallBlocks {
     unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let (old, new) = (class_of(layout.size(), layout.align()), class_of(new_size, layout.align()));
         match (old, new) {
-            (None, None) => {
-                let moved = unsafe { System.realloc(block, layout, new_size) };
-                if !moved.is_null() || !unsafe { self.lists().release_free_chunks() } {
-                    return moved;
-                }
-                unsafe { System.realloc(block, layout, new_size) }
-            }
+            // A failed realloc leaves the block where it was, so it can be asked again.
+            (None, None) => unsafe { self.lists().ask_malloc(|| System.realloc(block, layout, new_size)) },
             (Some(old), Some(new)) if old == new => block,
             _ => {
                 // SAFETY: the caller guarantees new_size, rounded to the alignment, fits isize.
