@@ -9,9 +9,17 @@
 //!    (fat LTO) into `target/guest/`, with a manifest beside it that `refresh.sh` copies here.
 //!    `SLUICE_GUEST_FROM_SOURCE=verify` builds from source and fails unless the result is the
 //!    prebuilt guest byte for byte: CI's proof that the committed file is what the sources make.
-//!    (Three things made builds differ. Two are fixed here: Cargo's home in panic locations, and
-//!    RustPython's macros emitting code in HashMap order (see `fixed_random.c`). The third,
-//!    the build time RustPython writes into `sys.version`, is left out of the comparison.)
+//!    (Four things made builds differ. Three are fixed here: Cargo's home in panic locations,
+//!    RustPython's macros emitting code in HashMap order (see `fixed_random.c`), and RustPython's
+//!    build script writing into `sys.version` the git commit it is built in, which from
+//!    `patched/` (below) would be Sluice's. The fourth, the build time it writes there too, is
+//!    left out of the comparison.)
+//!
+//! A build from source first runs `sandbox-images/python/patches/apply.sh`, which makes
+//! `sandbox-images/python/patched/`, the crates the guest's `[patch.crates-io]` names: each
+//! published crate (checked against its crates.io checksum) with our diff from `patches/`
+//! applied. The diffs are among the sources the manifest's digest covers; `patched/` is made
+//! from them, so it is not.
 
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -22,10 +30,11 @@ const GUEST_ARTIFACT: &str = "sluice_guest_python.wasm";
 const MANIFEST: &str = "sluice_guest_python.manifest";
 /// What in `sandbox-images/python` shapes the wasm (its `runtime/` is handed in by the host at
 /// pre-initialization, so it is not here). Directories are walked.
-const GUEST_SOURCES: &[&str] = &["Cargo.toml", "Cargo.lock", "build.rs", ".cargo/config.toml", "src"];
+const GUEST_SOURCES: &[&str] = &["Cargo.toml", "Cargo.lock", "build.rs", ".cargo/config.toml", "src", "patches"];
 
 /// Variables of the outer build that must not leak into the guest's (clippy's wrapper, flags
-/// meant for the host, a target directory the outer cargo holds a lock on).
+/// meant for the host, a target directory the outer cargo holds a lock on, a git repository
+/// named outright, which `GIT_CEILING_DIRECTORIES` would not stop: see `build_guest`).
 const SCRUBBED_ENV: &[&str] = &[
     "RUSTC_WORKSPACE_WRAPPER",
     "RUSTC_WRAPPER",
@@ -35,6 +44,7 @@ const SCRUBBED_ENV: &[&str] = &[
     "CARGO_TARGET_DIR",
     "CARGO_BUILD_RUSTFLAGS",
     "CARGO_PROFILE_RELEASE_DEBUG",
+    "GIT_DIR",
 ];
 
 /// What the manifest records of one guest.
@@ -234,6 +244,7 @@ fn export_guest(wasm: &[u8], origin: &str) {
 fn build_guest(guest_dir: &Path, target_dir: &Path) -> PathBuf {
     ensure_target_installed();
     ensure_wasm_c_compiler();
+    apply_patches(guest_dir);
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -248,12 +259,26 @@ fn build_guest(guest_dir: &Path, target_dir: &Path) -> PathBuf {
     }
     // Panic locations name dependencies' files by absolute path: write Cargo's home as
     // `/cargo`, so the same sources make the same wasm whoever's home they were built under.
+    // The patched crates' files cargo names relative to the guest's directory (`patched/...`),
+    // the same in every clone; `/patched` stands for their directory should it ever name them
+    // absolutely.
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
+    let patched = patched_dir(guest_dir);
+    let mut remaps = Vec::new();
     if let Some(cargo_home) = cargo_home {
-        command.env("CARGO_ENCODED_RUSTFLAGS", format!("--remap-path-prefix={}=/cargo", cargo_home.display()));
+        remaps.push(format!("--remap-path-prefix={}=/cargo", cargo_home.display()));
     }
+    remaps.push(format!("--remap-path-prefix={}=/patched", patched.display()));
+    // CARGO_ENCODED_RUSTFLAGS separates flags with 0x1f, so paths with spaces stay whole.
+    command.env("CARGO_ENCODED_RUSTFLAGS", remaps.join("\x1f"));
+    // RustPython's build script asks git for the commit it is built in and writes it into
+    // `sys.version`. From Cargo's registry git finds no repository ("unknown-branch:0000000");
+    // from `patched/` it would find Sluice's, and a guest is refreshed before the commit that
+    // records it, so CI's build would never match. Git's search for a repository stops at
+    // `patched/`, so it answers as it does in the registry.
+    command.env("GIT_CEILING_DIRECTORIES", &patched);
     // Hash seeds fixed, so RustPython's macros emit code in the same order every build.
     command.env("LD_PRELOAD", fixed_random_library(target_dir));
     let status = command.status().expect("cargo can be run from a build script");
@@ -261,6 +286,28 @@ fn build_guest(guest_dir: &Path, target_dir: &Path) -> PathBuf {
     let wasm = target_dir.join(GUEST_TARGET).join("release").join(GUEST_ARTIFACT);
     assert!(wasm.exists(), "the guest build produced no {}", wasm.display());
     wasm
+}
+
+/// Makes `patched/` (see `sandbox-images/python/patches/apply.sh`); quick when it is up to date.
+fn apply_patches(guest_dir: &Path) {
+    let script = guest_dir.join("patches").join("apply.sh");
+    // Everything the script says goes to stderr: a build script's stdout is read by cargo.
+    let status = Command::new("bash").arg(&script).stdout(std::io::stderr()).status();
+    match status {
+        Ok(status) if status.success() => {}
+        Ok(status) => panic!(
+            "{} failed ({status}; see its output above): the guest needs the patched crates it makes",
+            script.display()
+        ),
+        Err(e) => panic!("running {} with bash: {e}", script.display()),
+    }
+}
+
+/// `sandbox-images/python/patched` as cargo sees it when run in the guest's directory: without
+/// `..` or symbolic links.
+fn patched_dir(guest_dir: &Path) -> PathBuf {
+    let guest_dir = guest_dir.canonicalize().unwrap_or_else(|e| panic!("resolving {}: {e}", guest_dir.display()));
+    guest_dir.join("patched")
 }
 
 /// Compiles `fixed_random.c` (see there) for the host, into `target_dir`.
