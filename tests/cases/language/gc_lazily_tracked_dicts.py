@@ -4,6 +4,7 @@
 # a dict must then track it, or a cycle through that dict is never collected.
 import gc
 import json
+import sys
 import weakref
 from collections import Counter, OrderedDict, defaultdict
 
@@ -47,6 +48,14 @@ def m_exec_locals(o): loc = {}; exec("y = o", {"o": o}, loc); o.loc = loc
 def m_defaultdict(o): d = defaultdict(list); o.d = d; d["x"].append(o)
 def m_list_value(o): d = {"a": 1}; o.d = d; d["l"] = [o]
 def m_counter(o): c = Counter(); o.c = c; c.update([(1, o)])
+
+
+def m_running_frame(o):
+    # The frame is not tracked while its call runs; once it ends it holds `d` (a local),
+    # which holds the frame.
+    d = {}
+    o.d = d
+    d["frame"] = sys._getframe()
 
 
 makers = {name: make for name, make in globals().items() if name.startswith("m_")}
