@@ -259,26 +259,20 @@ fn build_guest(guest_dir: &Path, target_dir: &Path) -> PathBuf {
     }
     // Panic locations name dependencies' files by absolute path: write Cargo's home as
     // `/cargo`, so the same sources make the same wasm whoever's home they were built under.
-    // The patched crates' files cargo names relative to the guest's directory (`patched/...`),
-    // the same in every clone; `/patched` stands for their directory should it ever name them
-    // absolutely.
+    // (The patched crates are inside the guest's directory, so cargo names their files
+    // relatively, `patched/...`, the same in every clone.)
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
-    let patched = patched_dir(guest_dir);
-    let mut remaps = Vec::new();
     if let Some(cargo_home) = cargo_home {
-        remaps.push(format!("--remap-path-prefix={}=/cargo", cargo_home.display()));
+        command.env("CARGO_ENCODED_RUSTFLAGS", format!("--remap-path-prefix={}=/cargo", cargo_home.display()));
     }
-    remaps.push(format!("--remap-path-prefix={}=/patched", patched.display()));
-    // CARGO_ENCODED_RUSTFLAGS separates flags with 0x1f, so paths with spaces stay whole.
-    command.env("CARGO_ENCODED_RUSTFLAGS", remaps.join("\x1f"));
     // RustPython's build script asks git for the commit it is built in and writes it into
     // `sys.version`. From Cargo's registry git finds no repository ("unknown-branch:0000000");
     // from `patched/` it would find Sluice's, and a guest is refreshed before the commit that
     // records it, so CI's build would never match. Git's search for a repository stops at
     // `patched/`, so it answers as it does in the registry.
-    command.env("GIT_CEILING_DIRECTORIES", &patched);
+    command.env("GIT_CEILING_DIRECTORIES", patched_dir(guest_dir));
     // Hash seeds fixed, so RustPython's macros emit code in the same order every build.
     command.env("LD_PRELOAD", fixed_random_library(target_dir));
     let status = command.status().expect("cargo can be run from a build script");
@@ -303,8 +297,8 @@ fn apply_patches(guest_dir: &Path) {
     }
 }
 
-/// `sandbox-images/python/patched` as cargo sees it when run in the guest's directory: without
-/// `..` or symbolic links.
+/// `sandbox-images/python/patched` without `..` or symbolic links, as git compares it with the
+/// directories it searches.
 fn patched_dir(guest_dir: &Path) -> PathBuf {
     let guest_dir = guest_dir.canonicalize().unwrap_or_else(|e| panic!("resolving {}: {e}", guest_dir.display()));
     guest_dir.join("patched")
