@@ -16,8 +16,11 @@ use rustpython_vm::{PyObjectRef, VirtualMachine};
 const MAX_DEPTH: usize = 200;
 /// Digits an integer may have to be parsed here (it then fits an i64); longer ones decline.
 const MAX_INT_DIGITS: usize = 18;
-/// Object keys remembered per call, so repeated keys share one string object (as CPython's).
-const MAX_REMEMBERED_KEYS: usize = 4096;
+/// Strings remembered per call (object keys, and short values), so repeats share one object.
+const MAX_REMEMBERED_STRINGS: usize = 4096;
+/// Longest string value remembered. Short values are the ones that repeat across records
+/// (statuses, regions, categories, dates); a long one is rarely seen twice.
+const MAX_REMEMBERED_VALUE_BYTES: usize = 24;
 
 /// The standard decoder should answer instead.
 struct Decline;
@@ -27,7 +30,7 @@ type Parsed<T> = Result<T, Decline>;
 /// Decodes `text`, or `None` when the standard decoder must (see the module doc).
 pub(crate) fn loads(text: &PyStrRef, vm: &VirtualMachine) -> Option<PyObjectRef> {
     let bytes = text.to_str()?.as_bytes();
-    let mut parser = Parser { bytes, at: 0, depth: 0, keys: FxHashMap::default(), vm };
+    let mut parser = Parser { bytes, at: 0, depth: 0, strings: FxHashMap::default(), vm };
     parser.skip_whitespace();
     let value = parser.value().ok()?;
     parser.skip_whitespace();
@@ -38,9 +41,10 @@ struct Parser<'a> {
     bytes: &'a [u8],
     at: usize,
     depth: usize,
-    /// Keys seen so far, by their raw bytes. Fx, not SipHash: hashing every key of every
-    /// record through SipHash was a tenth of decoding 1,000 records (the peers bench's profile).
-    keys: FxHashMap<&'a [u8], PyObjectRef>,
+    /// Keys and short values seen so far, by their raw bytes. Fx, not SipHash: hashing every
+    /// key of every record through SipHash was a tenth of decoding 1,000 records (the peers
+    /// bench's profile).
+    strings: FxHashMap<&'a [u8], PyObjectRef>,
     vm: &'a VirtualMachine,
 }
 
@@ -71,7 +75,7 @@ impl<'a> Parser<'a> {
             b'[' => self.array(),
             b'"' => {
                 self.at += 1;
-                self.string()
+                self.remembered_string(MAX_REMEMBERED_VALUE_BYTES)
             }
             b't' => self.expect_literal(b"true").map(|()| ctx.new_bool(true).into()),
             b'f' => self.expect_literal(b"false").map(|()| ctx.new_bool(false).into()),
@@ -156,26 +160,38 @@ impl<'a> Parser<'a> {
 
     /// An object key (after its opening quote): one string object per distinct key.
     fn key(&mut self) -> Parsed<PyObjectRef> {
+        self.remembered_string(usize::MAX)
+    }
+
+    /// A string (after its opening quote) that is shared with its repeats when it is plain
+    /// (no escapes) and at most `max_bytes` long. CPython shares only keys; a value shared too
+    /// is equal and immutable all the same, and the 1,000 records of a tool result then hold
+    /// a few dozen status and region strings instead of thousands of copies to make and free.
+    fn remembered_string(&mut self, max_bytes: usize) -> Parsed<PyObjectRef> {
         let start = self.at;
         let plain_end = self.plain_run();
         if self.peek() == Some(b'"') {
             let raw = &self.bytes[start..plain_end];
             self.at += 1;
-            if let Some(known) = self.keys.get(raw) {
+            if raw.len() > max_bytes {
+                return Ok(self.vm.ctx.new_str(str_of(raw)).into());
+            }
+            if let Some(known) = self.strings.get(raw) {
                 return Ok(known.clone());
             }
-            // A key the program already names ("status" in `row["status"]`) is interned: the
-            // decoded key is then that very object, and a lookup matches it by identity
-            // instead of comparing bytes. Other keys are not interned (the pool never shrinks).
+            // A string the program already names ("status" in `row["status"]`, "paid" in
+            // `== "paid"`) is interned: the decoded string is then that very object, and a
+            // lookup or comparison matches it by identity instead of comparing bytes. Others
+            // are not interned (the pool never shrinks).
             let text = str_of(raw);
-            let key: PyObjectRef = match self.vm.ctx.interned_str(text) {
+            let string: PyObjectRef = match self.vm.ctx.interned_str(text) {
                 Some(interned) => interned.to_owned().into(),
                 None => self.vm.ctx.new_str(text).into(),
             };
-            if self.keys.len() < MAX_REMEMBERED_KEYS {
-                self.keys.insert(raw, key.clone());
+            if self.strings.len() < MAX_REMEMBERED_STRINGS {
+                self.strings.insert(raw, string.clone());
             }
-            return Ok(key);
+            return Ok(string);
         }
         self.at = start;
         self.string()

@@ -85,3 +85,16 @@ for i in range(300):
     assert repr(value) == repr(standard.decode(text)) and value == doc, text
     agreed += 1
 print("random documents agreed:", agreed)
+
+# Short plain values are shared with their repeats within one call (keys too, as CPython
+# does): each must still read back exactly, at and past the length limit, beside escaped
+# and non-ASCII forms of the same text, and as a value that equals a key or a name in code.
+limit = "x" * 24
+records = [{"status": s, "paid": "status", "long": limit + "y" * (i % 2), "edge": limit,
+            "escaped": "pa\u0069d", "accent": "caf\u00e9"} for i, s in enumerate(["paid", "open"] * 3)]
+for chunk in (json.dumps(records), json.dumps(records, ensure_ascii=False)):
+    value = json.loads(chunk)
+    assert value == standard.decode(chunk) == records, chunk
+    assert all(type(v) is str for row in value for v in row.values())
+    print([row["status"] == "paid" for row in value], sum(len(row["long"]) for row in value),
+          {row["paid"]: row["status"] for row in value}, value[0]["escaped"], value[1]["accent"])
