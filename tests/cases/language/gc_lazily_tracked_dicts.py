@@ -66,3 +66,15 @@ d = {"a": 1}
 before = gc.is_tracked(d)
 d["l"] = []
 print(before, gc.is_tracked(d))
+
+# Freeing: a dict of atomic values drops its entries where it is (the patch's third change),
+# so a long chain of containers whose links are such dicts is freed without deep recursion,
+# and what the dicts held is released with them.
+chain = None
+for i in range(100_000):
+    chain = [{"i": i, "name": f"n{i}", "ok": True}, chain]
+del chain
+records = [{"id": i, "status": ("paid", "open")[i % 2], "blob": "x" * 1000} for i in range(2000)]
+kept = records[7]
+del records
+print(kept["id"], kept["status"], len(kept["blob"]), gc.is_tracked(kept), gc.collect() >= 0)
