@@ -77,4 +77,17 @@ del chain
 records = [{"id": i, "status": ("paid", "open")[i % 2], "blob": "x" * 1000} for i in range(2000)]
 kept = records[7]
 del records
-print(kept["id"], kept["status"], len(kept["blob"]), gc.is_tracked(kept), gc.collect() >= 0)
+print(kept["id"], kept["status"], len(kept["blob"]), gc.is_tracked(kept))
+# An entry such a dict holds can own a finalizable object (a generic alias is never tracked,
+# so the dict holding it stays untracked here): freeing the dict still finalizes it, at once.
+freed = []
+
+
+class Finalized:
+    def __del__(self):
+        freed.append("finalized")
+
+
+alias_holder = {"alias": list[Finalized()], "n": 1}
+del alias_holder
+print(freed)
