@@ -193,8 +193,8 @@ impl<'a> Parser<'a> {
             }
             return Ok(string);
         }
-        self.at = start;
-        self.string()
+        // Escapes, or no closing quote: the plain run read so far starts the text.
+        self.escaped_string(str_of(&self.bytes[start..plain_end]))
     }
 
     /// Advances over characters that need no unescaping; returns where they end.
@@ -205,15 +205,9 @@ impl<'a> Parser<'a> {
         self.at
     }
 
-    /// A string (after its opening quote).
-    fn string(&mut self) -> Parsed<PyObjectRef> {
-        let start = self.at;
-        let end = self.plain_run();
-        if self.peek() == Some(b'"') {
-            self.at += 1;
-            return Ok(self.vm.ctx.new_str(str_of(&self.bytes[start..end])).into());
-        }
-        let mut text = String::from(str_of(&self.bytes[start..end]));
+    /// The rest of a string that has escapes, after its plain start `head` (where `at` stops).
+    fn escaped_string(&mut self, head: &str) -> Parsed<PyObjectRef> {
+        let mut text = String::from(head);
         loop {
             match self.peek().ok_or(Decline)? {
                 b'"' => {
