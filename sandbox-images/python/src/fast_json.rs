@@ -43,8 +43,9 @@ struct Parser<'a> {
     depth: usize,
     /// Keys and short values seen so far, by their raw bytes. Fx, not SipHash: hashing every
     /// key of every record through SipHash was a tenth of decoding 1,000 records (the peers
-    /// bench's profile).
-    strings: FxHashMap<&'a [u8], PyObjectRef>,
+    /// bench's profile). Held as strings, not objects: a key inserted as a `str` skips the
+    /// generic hash and equality dispatch (the type's slot) that an object key goes through.
+    strings: FxHashMap<&'a [u8], PyStrRef>,
     vm: &'a VirtualMachine,
 }
 
@@ -75,7 +76,7 @@ impl<'a> Parser<'a> {
             b'[' => self.array(),
             b'"' => {
                 self.at += 1;
-                self.remembered_string(MAX_REMEMBERED_VALUE_BYTES)
+                self.remembered_string(MAX_REMEMBERED_VALUE_BYTES).map(Into::into)
             }
             b't' => self.expect_literal(b"true").map(|()| ctx.new_bool(true).into()),
             b'f' => self.expect_literal(b"false").map(|()| ctx.new_bool(false).into()),
@@ -113,7 +114,9 @@ impl<'a> Parser<'a> {
             self.at += 1;
             self.skip_whitespace();
             let value = self.value()?;
-            dict.set_item(&*key, value, self.vm).map_err(|_| Decline)?;
+            // The dict was made just above, an exact dict: `set_item`'s subclass check and its
+            // note for the builtins' dict would only cost here.
+            dict.inner_setitem(&*key, value, self.vm).map_err(|_| Decline)?;
             self.skip_whitespace();
             match self.peek() {
                 Some(b',') => {
@@ -159,7 +162,7 @@ impl<'a> Parser<'a> {
     }
 
     /// An object key (after its opening quote): one string object per distinct key.
-    fn key(&mut self) -> Parsed<PyObjectRef> {
+    fn key(&mut self) -> Parsed<PyStrRef> {
         self.remembered_string(usize::MAX)
     }
 
@@ -167,14 +170,14 @@ impl<'a> Parser<'a> {
     /// (no escapes) and at most `max_bytes` long. CPython shares only keys; a value shared too
     /// is equal and immutable all the same, and the 1,000 records of a tool result then hold
     /// a few dozen status and region strings instead of thousands of copies to make and free.
-    fn remembered_string(&mut self, max_bytes: usize) -> Parsed<PyObjectRef> {
+    fn remembered_string(&mut self, max_bytes: usize) -> Parsed<PyStrRef> {
         let start = self.at;
         let plain_end = self.plain_run();
         if self.peek() == Some(b'"') {
             let raw = &self.bytes[start..plain_end];
             self.at += 1;
             if raw.len() > max_bytes {
-                return Ok(self.vm.ctx.new_str(str_of(raw)).into());
+                return Ok(self.vm.ctx.new_str(str_of(raw)));
             }
             if let Some(known) = self.strings.get(raw) {
                 return Ok(known.clone());
@@ -184,9 +187,9 @@ impl<'a> Parser<'a> {
             // lookup or comparison matches it by identity instead of comparing bytes. Others
             // are not interned (the pool never shrinks).
             let text = str_of(raw);
-            let string: PyObjectRef = match self.vm.ctx.interned_str(text) {
-                Some(interned) => interned.to_owned().into(),
-                None => self.vm.ctx.new_str(text).into(),
+            let string = match self.vm.ctx.interned_str(text) {
+                Some(interned) => interned.to_owned(),
+                None => self.vm.ctx.new_str(text),
             };
             if self.strings.len() < MAX_REMEMBERED_STRINGS {
                 self.strings.insert(raw, string.clone());
@@ -206,13 +209,13 @@ impl<'a> Parser<'a> {
     }
 
     /// The rest of a string that has escapes, after its plain start `head` (where `at` stops).
-    fn escaped_string(&mut self, head: &str) -> Parsed<PyObjectRef> {
+    fn escaped_string(&mut self, head: &str) -> Parsed<PyStrRef> {
         let mut text = String::from(head);
         loop {
             match self.peek().ok_or(Decline)? {
                 b'"' => {
                     self.at += 1;
-                    return Ok(self.vm.ctx.new_str(text).into());
+                    return Ok(self.vm.ctx.new_str(text));
                 }
                 b'\\' => {
                     self.at += 1;
@@ -275,15 +278,20 @@ impl<'a> Parser<'a> {
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, as CPython's scanner reads numbers.
     fn number(&mut self) -> Parsed<PyObjectRef> {
         let start = self.at;
-        if self.peek() == Some(b'-') {
+        let negative = self.peek() == Some(b'-');
+        if negative {
             self.at += 1;
         }
-        match self.peek() {
-            Some(b'0') => self.at += 1,
+        let integer_start = self.at;
+        let magnitude = match self.peek() {
+            Some(b'0') => {
+                self.at += 1;
+                0
+            }
             Some(b'1'..=b'9') => self.digits(),
             _ => return Err(Decline),
-        }
-        let integer_end = self.at;
+        };
+        let integer_digits = self.at - integer_start;
         let mut is_float = false;
         if self.peek() == Some(b'.') && self.bytes.get(self.at + 1).is_some_and(u8::is_ascii_digit) {
             self.at += 1;
@@ -304,23 +312,27 @@ impl<'a> Parser<'a> {
                 self.at = mark;
             }
         }
-        let text = str_of(&self.bytes[start..self.at]);
         if is_float {
-            let value: f64 = text.parse().map_err(|_| Decline)?;
+            let value: f64 = str_of(&self.bytes[start..self.at]).parse().map_err(|_| Decline)?;
             return Ok(self.vm.ctx.new_float(value).into());
         }
-        let digits = integer_end - start - usize::from(text.starts_with('-'));
-        if digits > MAX_INT_DIGITS {
+        if integer_digits > MAX_INT_DIGITS {
             return Err(Decline);
         }
-        let value: i64 = text.parse().map_err(|_| Decline)?;
-        Ok(self.vm.ctx.new_int(value).into())
+        // At most 18 digits: below 10^18, so the magnitude and its negation fit an i64.
+        let magnitude = magnitude as i64;
+        Ok(self.vm.ctx.new_int(if negative { -magnitude } else { magnitude }).into())
     }
 
-    fn digits(&mut self) {
-        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+    /// Advances over a run of digits; returns their value (wrapped past 20 digits, which
+    /// only a number declined for its length has).
+    fn digits(&mut self) -> u64 {
+        let mut value = 0u64;
+        while let Some(digit @ b'0'..=b'9') = self.peek() {
+            value = value.wrapping_mul(10).wrapping_add(u64::from(digit - b'0'));
             self.at += 1;
         }
+        value
     }
 }
 
