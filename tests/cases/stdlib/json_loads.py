@@ -101,3 +101,27 @@ for chunk in (json.dumps(records), json.dumps(records, ensure_ascii=False)):
     assert all(type(v) is str for row in value for v in row.values())
     print([row["status"] == "paid" for row in value], sum(len(row["long"]) for row in value),
           {row["paid"]: row["status"] for row in value}, value[0]["escaped"], value[1]["accent"])
+
+# Whatever ends a string's plain run (a quote, an escape, a raw control character, which
+# CPython refuses) must be found at every offset of strings up to 20 bytes, in keys and in
+# values, beside bytes just above and below the ones that matter.
+ends = ['\\"', '\\\\', '\\n', '\\u0001', '\\/', '\x01', '\x1f', '\t', '!', '#', '[', ']', ' ', '\x7f', 'é']
+checked = refused = 0
+for length in range(20):
+    for at in range(length + 1):
+        for end in ends:
+            body = "a" * at + end + "b" * (length - at)
+            for text in ('"' + body + '"', '{"' + body + '": "' + body + '"}'):
+                try:
+                    value = json.loads(text)
+                except json.JSONDecodeError as e:
+                    try:
+                        standard.decode(text)
+                        raise AssertionError("only the fast path refused " + repr(text))
+                    except json.JSONDecodeError as f:
+                        assert (e.msg, e.pos) == (f.msg, f.pos), text
+                    refused += 1
+                    continue
+                assert value == standard.decode(text), text
+                checked += 1
+print("plain runs read:", checked, "refused as CPython does:", refused)
