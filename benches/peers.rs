@@ -36,7 +36,7 @@ const DEFAULT_ROUNDS: usize = 9;
 /// Before each system, not once a round: a machine woken from idle runs slower for a while
 /// (caches taken by the VM's neighbours), and a gap only before the round charged that to
 /// whichever system came first, Sluice, while the others ran on a machine already busy.
-const ROUND_GAP: std::time::Duration = std::time::Duration::from_millis(25);
+const SAMPLE_GAP: std::time::Duration = std::time::Duration::from_millis(25);
 const WARMUP_ROUNDS: usize = 2;
 const MONTY_PACKAGE: &str = "pydantic-monty==1.4.0";
 const IDLE_CONTAINERS: usize = 100;
@@ -827,7 +827,7 @@ fn main() {
                     if cells[&system].problem.is_some() {
                         continue;
                     }
-                    tokio::time::sleep(ROUND_GAP).await;
+                    tokio::time::sleep(SAMPLE_GAP).await;
                     let outcome = match system {
                         System::SluiceApi => api.sample(workload).await,
                         System::SluiceHttp => http.sample(workload).await,
@@ -882,7 +882,7 @@ fn main() {
         "Measured {} by `cargo bench --bench peers` ({rounds} rounds after {WARMUP_ROUNDS} warm-up rounds, every system in \
          each round, interleaved, each sample after {} ms idle).\n\n",
         command_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
-        ROUND_GAP.as_millis()
+        SAMPLE_GAP.as_millis()
     );
     out += &format!("- Machine: {}\n", machine());
     out += &format!(
