@@ -324,8 +324,8 @@ impl<'a> Parser<'a> {
         Ok(self.vm.ctx.new_int(if negative { -magnitude } else { magnitude }).into())
     }
 
-    /// Advances over a run of digits; returns their value (wrapped past 20 digits, which
-    /// only a number declined for its length has).
+    /// Advances over a run of digits; returns their value, wrapped when it passes 64 bits
+    /// (only a number declined for its length, more than `MAX_INT_DIGITS`, gets that far).
     fn digits(&mut self) -> u64 {
         let mut value = 0u64;
         while let Some(digit @ b'0'..=b'9') = self.peek() {
