@@ -12,6 +12,8 @@ mod fast_dumps;
 mod fast_json;
 mod fast_sum;
 #[cfg(target_arch = "wasm32")]
+mod mem_compare;
+#[cfg(target_arch = "wasm32")]
 mod small_blocks;
 mod sqlite;
 mod tool_call;
