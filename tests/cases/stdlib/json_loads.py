@@ -23,6 +23,11 @@ cases = [
     '[999999999999999999, -999999999999999999, 1000000000000000000, -1000000000000000000]',
     '[9223372036854775807, -9223372036854775808, 9223372036854775808, 18446744073709551616]',
     '{"k\\u0041y": "v", "kAy": "w"}',
+    # An object's members wait on a stack until its closing brace: nested objects, repeats of
+    # a key around them (first place, last value), and more members than a new dict holds.
+    '{"a": {"b": {"c": 1, "c": 2}, "d": [{"e": 1}, {}]}, "f": 3, "a": {"z": {"y": []}}}',
+    '[{"x": 1}, {"x": 2, "y": {"x": 3}}, {}, {"x": {"x": {"x": 4}}, "x": 5}]',
+    "{" + ", ".join(f'"k{i % 23}": {i}' for i in range(40)) + "}",
 ]
 for text in cases:
     value = json.loads(text)
@@ -36,8 +41,8 @@ for text in ['NaN', '[Infinity, -Infinity]', '"\\ud800 lone"', '{"big": ' + '9' 
 # Errors keep the standard decoder's messages and positions (those whose wording Python 3.13
 # changed, such as trailing commas, are left out: this file also runs under the machine's
 # python3).
-for text in ['', ' ', '{"a" 1}', '[1 2]', '"unterminated', '01', '[1.]', '1e', '-', '{1: 2}', 'tru',
-             '[1] x', '\ufeff[1]', "{'a': 1}"]:
+for text in ['', ' ', '{"a" 1}', '{"a": {"b": 1, "c" 2}}', '[1 2]', '"unterminated', '01', '[1.]',
+             '1e', '-', '{1: 2}', 'tru', '[1] x', '\ufeff[1]', "{'a': 1}"]:
     try:
         json.loads(text)
         print("accepted", repr(text))
