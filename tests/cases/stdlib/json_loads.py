@@ -34,6 +34,20 @@ for text in cases:
     assert repr(value) == repr(standard.decode(text)), text
     print(repr(value))
 
+# In Sluice the native decoder must have read these itself, not declined them to the standard
+# decoder (which would hide a bug in how it closes objects): 300 records in a row, objects
+# 150 deep, and the member-stack cases above.
+try:
+    import _sluice_abi
+except ImportError:
+    _sluice_abi = None
+if _sluice_abi is not None:
+    for text in cases[-3:] + ["[" + ", ".join(['{"a": {"b": 1}, "c": {}}'] * 300) + "]",
+                              '{"k": ' * 150 + "1" + "}" * 150, cases[0], '{"dup": 1, "x": 0, "dup": 2}']:
+        assert _sluice_abi.loads(text) is not NotImplemented, text[:60]
+        assert repr(_sluice_abi.loads(text)) == repr(standard.decode(text)), text[:60]
+    assert _sluice_abi.loads('{"k": ' * 201 + "1" + "}" * 201) is NotImplemented
+
 # Declined by the fast path: the standard decoder answers, with CPython's values.
 for text in ['NaN', '[Infinity, -Infinity]', '"\\ud800 lone"', '{"big": ' + '9' * 40 + '}']:
     print(repr(json.loads(text)))
