@@ -44,8 +44,9 @@ except ImportError:
 if _sluice_abi is not None:
     for text in cases[-3:] + ["[" + ", ".join(['{"a": {"b": 1}, "c": {}}'] * 300) + "]",
                               '{"k": ' * 150 + "1" + "}" * 150, cases[0], '{"dup": 1, "x": 0, "dup": 2}']:
-        assert _sluice_abi.loads(text) is not NotImplemented, text[:60]
-        assert repr(_sluice_abi.loads(text)) == repr(standard.decode(text)), text[:60]
+        native = _sluice_abi.loads(text)
+        assert native is not NotImplemented, text[:60]
+        assert repr(native) == repr(standard.decode(text)), text[:60]
     assert _sluice_abi.loads('{"k": ' * 201 + "1" + "}" * 201) is NotImplemented
 
 # Declined by the fast path: the standard decoder answers, with CPython's values.
