@@ -21,6 +21,9 @@ const MAX_REMEMBERED_STRINGS: usize = 4096;
 /// Longest string value remembered. Short values are the ones that repeat across records
 /// (statuses, regions, categories, dates); a long one is rarely seen twice.
 const MAX_REMEMBERED_VALUE_BYTES: usize = 24;
+/// Members per object whose keys are predicted from the previous object at the same depth
+/// (records wider than this are rare; the keys past it take the memo).
+const MAX_PREDICTED_KEYS: usize = 64;
 
 /// The standard decoder should answer instead.
 struct Decline;
@@ -30,7 +33,15 @@ type Parsed<T> = Result<T, Decline>;
 /// Decodes `text`, or `None` when the standard decoder must (see the module doc).
 pub(crate) fn loads(text: &PyStrRef, vm: &VirtualMachine) -> Option<PyObjectRef> {
     let bytes = text.to_str()?.as_bytes();
-    let mut parser = Parser { bytes, at: 0, depth: 0, strings: FxHashMap::default(), members: Vec::new(), vm };
+    let mut parser = Parser {
+        bytes,
+        at: 0,
+        depth: 0,
+        strings: FxHashMap::default(),
+        members: Vec::new(),
+        last_keys: Vec::new(),
+        vm,
+    };
     parser.skip_whitespace();
     let value = parser.value().ok()?;
     parser.skip_whitespace();
@@ -50,6 +61,11 @@ struct Parser<'a> {
     /// made at its closing brace, sized for its members: filled as it was read, the dict of a
     /// five-member record grew its entries once (four, then eight) before it was done.
     members: Vec<(PyStrRef, PyObjectRef)>,
+    /// For each depth, the keys of the objects read at it, by position, as raw bytes and
+    /// string: the records of an array repeat their keys in one order, so a key is most often
+    /// the one at its place in the record before, checked with one comparison where the memo
+    /// costs a scan for the closing quote, a hash and a lookup.
+    last_keys: Vec<Vec<(&'a [u8], PyStrRef)>>,
     vm: &'a VirtualMachine,
 }
 
@@ -109,7 +125,7 @@ impl<'a> Parser<'a> {
                 return Err(Decline);
             }
             self.at += 1;
-            let key = self.key()?;
+            let key = self.key(self.members.len() - first)?;
             self.skip_whitespace();
             if self.peek() != Some(b':') {
                 return Err(Decline);
@@ -175,9 +191,40 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// An object key (after its opening quote): one string object per distinct key.
-    fn key(&mut self) -> Parsed<PyStrRef> {
-        self.remembered_string(usize::MAX)
+    /// The key (after its opening quote) of member `position` of an object: one string object
+    /// per distinct key.
+    fn key(&mut self, position: usize) -> Parsed<PyStrRef> {
+        let depth = self.depth;
+        let predicted = self.last_keys.get(depth).and_then(|keys| keys.get(position));
+        if let Some((raw, key)) = predicted {
+            let end = self.at + raw.len();
+            // A remembered raw key holds no quote, backslash or control character, so the
+            // input at this point is that very string exactly when its closing quote follows.
+            if self.bytes.get(self.at..end) == Some(*raw) && self.bytes.get(end) == Some(&b'"') {
+                let key = key.clone();
+                self.at = end + 1;
+                return Ok(key);
+            }
+        }
+        let start = self.at;
+        let key = self.remembered_string(usize::MAX)?;
+        // An escape always decodes to fewer bytes than it is written with, so a key whose
+        // text is its raw bytes had none: it can be predicted by those bytes.
+        let raw = &self.bytes[start..self.at - 1];
+        if position < MAX_PREDICTED_KEYS && key.as_bytes() == raw {
+            if self.last_keys.len() <= depth {
+                self.last_keys.resize_with(depth + 1, Vec::new);
+            }
+            // A prediction is only ever used after the input matched it, so a stale or
+            // misplaced one costs a comparison, never a wrong key.
+            let keys = &mut self.last_keys[depth];
+            if position < keys.len() {
+                keys[position] = (raw, key.clone());
+            } else if position == keys.len() {
+                keys.push((raw, key.clone()));
+            }
+        }
+        Ok(key)
     }
 
     /// A string (after its opening quote) that is shared with its repeats when it is plain

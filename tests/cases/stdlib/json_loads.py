@@ -28,6 +28,14 @@ cases = [
     '{"a": {"b": {"c": 1, "c": 2}, "d": [{"e": 1}, {}]}, "f": 3, "a": {"z": {"y": []}}}',
     '[{"x": 1}, {"x": 2, "y": {"x": 3}}, {}, {"x": {"x": {"x": 4}}, "x": 5}]',
     "{" + ", ".join(f'"k{i % 23}": {i}' for i in range(40)) + "}",
+    # A key is first tried as the one at its place in the last object at its depth: records
+    # that keep, reorder, drop and add keys, keys that begin with the predicted one or are
+    # cut short of it, escaped and non-ASCII keys where a plain one was, and the same
+    # positions taken by other shapes at other depths.
+    '[{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"name": "c", "id": 3}, {"id": 4},'
+    ' {"idx": 5, "nam": 6}, {"i": 7, "name\\u0021": 8}, {"id": 9, "name": 10, "x": 11},'
+    ' {"id\\"": 12, "name": 13}, {"caf\u00e9": 14, "name": 15}, {"caf\u00e9": 16, "n\\u0061me": 17},'
+    ' {"id": {"id": [{"id": 18}], "name": {"name": 19}}, "name": {"id": 20}}, {"": 21, "id": 22}]',
 ]
 for text in cases:
     value = json.loads(text)
@@ -36,13 +44,13 @@ for text in cases:
 
 # In Sluice the native decoder must have read these itself, not declined them to the standard
 # decoder (which would hide a bug in how it closes objects): 300 records in a row, objects
-# 150 deep, and the member-stack cases above.
+# 150 deep, and the member-stack and predicted-key cases above.
 try:
     import _sluice_abi
 except ImportError:
     _sluice_abi = None
 if _sluice_abi is not None:
-    for text in cases[-3:] + ["[" + ", ".join(['{"a": {"b": 1}, "c": {}}'] * 300) + "]",
+    for text in cases[-4:] + ["[" + ", ".join(['{"a": {"b": 1}, "c": {}}'] * 300) + "]",
                               '{"k": ' * 150 + "1" + "}" * 150, cases[0], '{"dup": 1, "x": 0, "dup": 2}']:
         native = _sluice_abi.loads(text)
         assert native is not NotImplemented, text[:60]
