@@ -1,0 +1,82 @@
+# sluice: cpython = true
+# Module-level names are read and written straight in the module's dict, and an exact str
+# key's cached hash and text are used without the generic dispatch: what must still go
+# through the slots (str subclasses, mappings that are not exact dicts) does, against CPython.
+
+# A global, then a builtin, then a global that shadows the builtin, then the builtin again.
+total = 0
+for word in ["a", "bb", "ccc"]:
+    total += len(word)
+print(total)
+len = lambda value: -1
+print(len("abc"))
+del len
+print(len("abc"))
+try:
+    print(not_defined_anywhere)
+except NameError as e:
+    print("NameError:", e)
+
+
+# A class body reads its own names first, then the module's, then builtins.
+scale = 10
+class Config:
+    scale = 2
+    doubled = scale * 2
+    length = len("four")
+print(Config.doubled, Config.length, scale)
+
+
+# A str subclass keeps its own hash and equality as a dict key.
+class Folded(str):
+    def __hash__(self):
+        return hash(self.lower())
+
+    def __eq__(self, other):
+        return isinstance(other, str) and self.lower() == other.lower()
+
+table = {Folded("Key"): 1}
+print(table.get("key"), table.get(Folded("KEY")), table.get("Key"))
+print("key" in table, Folded("kEy") in table, {"a": 1, "b": 2}.get("b"))
+
+
+class Constant(str):
+    def __hash__(self):
+        return 7
+
+table = {Constant("x"): "constant", "x": "plain"}
+print(sorted(table.values()), table["x"], table[Constant("x")], len(table))
+
+# Equal strs that are not the same object, as keys.
+key = "".join(["re", "gion"])
+rows = {"region": "north"}
+literal = "region"
+print(rows[key], key is literal, {key: 1}[literal])
+
+
+# exec with locals that are not an exact dict: a dict subclass with __missing__, and a
+# mapping of its own. Both see every read and write.
+class Defaulting(dict):
+    def __missing__(self, name):
+        return f"<{name}>"
+
+scope = Defaulting()
+exec("x = 1\ny = x + 1\nz = w", {}, scope)
+print(sorted(scope.items()))
+
+
+class Recording:
+    def __init__(self):
+        self.data, self.log = {}, []
+
+    def __getitem__(self, name):
+        self.log.append(("get", name))
+        return self.data[name]
+
+    def __setitem__(self, name, value):
+        self.log.append(("set", name))
+        self.data[name] = value
+
+recording = Recording()
+exec("a = 5\nb = a * 2\nc = abs(-b)", {}, recording)
+print(recording.data, recording.log)
