@@ -80,3 +80,50 @@ class Recording:
 recording = Recording()
 exec("a = 5\nb = a * 2\nc = abs(-b)", {}, recording)
 print(recording.data, recording.log)
+
+
+# A KeyError raised inside the lookup itself (a key's __eq__) is the script's error when the
+# locals are an exact dict, as in CPython; a dict subclass's lookup goes through __getitem__,
+# whose KeyError sends the name on to the globals.
+class Evil:
+    def __hash__(self):
+        return hash("target")
+
+    def __eq__(self, other):
+        raise KeyError("from __eq__")
+
+try:
+    print(eval("target", {"target": "global"}, {Evil(): 1}))
+except KeyError as e:
+    print("KeyError", e)
+
+
+class Sub(dict):
+    pass
+
+print(eval("target", {"target": "global"}, Sub({Evil(): 1})))
+
+
+# A class body whose namespace is not an exact dict (a metaclass's __prepare__) still sees
+# every read and write through the namespace's own methods.
+class Namespace(dict):
+    def __getitem__(self, name):
+        if name == "magic":
+            return 42
+        return super().__getitem__(name)
+
+    def __setitem__(self, name, value):
+        super().__setitem__(name, value * 2 if isinstance(value, int) else value)
+
+class Meta(type):
+    @classmethod
+    def __prepare__(mcs, name, bases):
+        return Namespace()
+
+    def __new__(mcs, name, bases, namespace):
+        return super().__new__(mcs, name, bases, dict(namespace))
+
+class Prepared(metaclass=Meta):
+    base = 5
+    seen = magic + base
+print(Prepared.base, Prepared.seen)

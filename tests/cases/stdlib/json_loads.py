@@ -36,6 +36,9 @@ cases = [
     ' {"idx": 5, "nam": 6}, {"i": 7, "name\\u0021": 8}, {"id": 9, "name": 10, "x": 11},'
     ' {"id\\"": 12, "name": 13}, {"caf\u00e9": 14, "name": 15}, {"caf\u00e9": 16, "n\\u0061me": 17},'
     ' {"id": {"id": [{"id": 18}], "name": {"name": 19}}, "name": {"id": 20}}, {"": 21, "id": 22}]',
+    # An empty key predicted against others, and records wider than the keys predicted.
+    '[{"": 1, "a": 2}, {"x": 3, "a": 4}, {"": 5}, {"xy": 6, "": 7}]',
+    "[" + ", ".join("{" + ", ".join(f'"w{(i * r) % 70}": {i}' for i in range(70)) + "}" for r in (1, 1, 3)) + "]",
 ]
 for text in cases:
     value = json.loads(text)
@@ -50,7 +53,7 @@ try:
 except ImportError:
     _sluice_abi = None
 if _sluice_abi is not None:
-    for text in cases[-4:] + ["[" + ", ".join(['{"a": {"b": 1}, "c": {}}'] * 300) + "]",
+    for text in cases[-6:] + ["[" + ", ".join(['{"a": {"b": 1}, "c": {}}'] * 300) + "]",
                               '{"k": ' * 150 + "1" + "}" * 150, cases[0], '{"dup": 1, "x": 0, "dup": 2}']:
         native = _sluice_abi.loads(text)
         assert native is not NotImplemented, text[:60]
