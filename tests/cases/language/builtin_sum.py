@@ -35,3 +35,42 @@ try:
     sum(failing())
 except ValueError as error:
     print("ValueError", error)
+
+# A generator is resumed directly (fast_sum.rs): every way it can end or fail is the protocol's.
+def stopping():
+    yield 2
+    raise StopIteration("inside")
+
+
+try:
+    sum(stopping())
+except RuntimeError as error:
+    print("RuntimeError", error, type(error.__cause__).__name__)
+partly = (i for i in range(10))
+next(partly), next(partly)
+print(sum(partly), sum(partly), sum(i for i in ()))
+print(sum(x for x in [1, 2.5, 3]), sum((x for x in [[1], [2]]), []), sum((x for x in [1, 2]), 0.5))
+
+
+def reentrant():
+    yield 1
+    yield sum(self_ref)
+
+
+self_ref = reentrant()
+try:
+    sum(self_ref)
+except ValueError as error:
+    print("ValueError", error)
+try:
+    sum(1, "a")
+except TypeError as error:
+    print("TypeError", error)
+try:
+    sum((x for x in [1, "a"]))
+except TypeError as error:
+    print("TypeError", error)
+# Products at the edges of the 32-bit fast path and of a machine int, through a generator.
+edges = [2**31 - 1, -2**31, 2**31, 2**32, 2**62, -2**63, 3]
+print(sum(a * b for a in edges for b in edges))
+print([a * b for a in edges for b in edges][:20])
