@@ -4,7 +4,9 @@
 
 use super::frames::{FrameError, MAX_GUEST_FRAME_BYTES};
 use super::guest_memory;
+use super::runtime::EpochTicker;
 use super::state::{BlockedCall, HostState, Waiter};
+use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::oneshot;
 use wasmtime::{AsContextMut, Caller, Global, Instance, Linker, Memory, Mutability, TypedFunc};
@@ -20,10 +22,16 @@ pub(crate) struct GuestExports {
     /// `image::with_exports_of`), so these and the memory are all the state an instance has
     /// besides its table, which the guest never changes (wizer's contract too).
     globals: Vec<Global>,
+    /// Ticks while a call into this instance runs: what interrupts it.
+    ticker: Arc<EpochTicker>,
 }
 
 impl GuestExports {
-    pub(crate) fn new(instance: &Instance, mut store: impl AsContextMut) -> wasmtime::Result<Self> {
+    pub(crate) fn new(
+        instance: &Instance,
+        mut store: impl AsContextMut,
+        ticker: Arc<EpochTicker>,
+    ) -> wasmtime::Result<Self> {
         let memory =
             instance.get_memory(&mut store, "memory").ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
         // By the module's export types: taking every export from the instance would also take
@@ -39,6 +47,7 @@ impl GuestExports {
             input: instance.get_typed_func(&mut store, "sluice_input")?,
             step: instance.get_typed_func(&mut store, "sluice_step")?,
             globals,
+            ticker,
         })
     }
 
@@ -69,6 +78,7 @@ impl GuestExports {
     ) -> Result<Vec<u8>, StepError> {
         let len = u32::try_from(frame.len())
             .map_err(|_| StepError::Frame(FrameError::Malformed("request too large".into())))?;
+        let _running = self.ticker.guest_running();
         let ptr = self.input.call_async(&mut store, len).await.map_err(StepError::Trap)?;
         guest_memory::write(&self.memory, &mut store, ptr, frame).map_err(|e| StepError::Frame(e.into()))?;
         let packed = self.step.call_async(&mut store, len).await.map_err(StepError::Trap)?;

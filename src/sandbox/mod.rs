@@ -35,7 +35,7 @@ pub(crate) use frames::{CallResult, ToolFailure};
 pub(crate) use runtime::MAX_TABLE_ELEMENTS;
 
 use ready_pool::ReadyPool;
-use runtime::{build_store, engine_config, instantiate, new_linker, start_epoch_ticker};
+use runtime::{EpochTicker, build_store, engine_config, instantiate, new_linker};
 use state::HostState;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -82,7 +82,7 @@ pub(crate) struct Shared {
     pre: InstancePre<HostState>,
     image_hash: String,
     config: SandboxConfig,
-    ticker_stop: Arc<AtomicBool>,
+    ticker: Arc<EpochTicker>,
     /// An instance of the image that never runs: checkpoints are its memory's differences.
     pristine: tokio::sync::Mutex<(Store<HostState>, abi::GuestExports)>,
     /// Pages a first execution writes, found once by a probe; ready containers prefault them.
@@ -96,7 +96,7 @@ pub(crate) struct Shared {
 
 impl Drop for Shared {
     fn drop(&mut self) {
-        self.ticker_stop.store(true, Ordering::Relaxed);
+        self.ticker.stop();
     }
 }
 
@@ -110,9 +110,9 @@ impl Sandbox {
         let image = image::load_or_build(&engine, &functions, &config.cache_dir).await?;
         let linker = new_linker(&engine, &image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let pre = linker.instantiate_pre(&image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        let ticker_stop = start_epoch_ticker(&engine);
+        let ticker = EpochTicker::start(&engine);
         let pristine_state = HostState::new(0, limits::DEFAULT_MEMORY_BYTES, 0);
-        let pristine = tokio::sync::Mutex::new(instantiate(&engine, &pre, pristine_state).await?);
+        let pristine = tokio::sync::Mutex::new(instantiate(&engine, &pre, &ticker, pristine_state).await?);
         let hot_pages = std::sync::OnceLock::new();
         let ready = Arc::<ReadyPool>::default();
         let ready_slots = Arc::downgrade(&ready);
@@ -121,7 +121,7 @@ impl Sandbox {
             pre,
             image_hash: image.hash,
             config,
-            ticker_stop,
+            ticker,
             pristine,
             hot_pages,
             ready_slots,
@@ -255,7 +255,7 @@ impl Shared {
         seed: u64,
         memory_bytes: u64,
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
-        instantiate(&self.engine, &self.pre, self.host_state(seed, memory_bytes)).await
+        instantiate(&self.engine, &self.pre, &self.ticker, self.host_state(seed, memory_bytes)).await
     }
 
     /// The host state of a new container in this sandbox (a new instance's, or a recycled

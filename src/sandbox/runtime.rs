@@ -6,7 +6,7 @@ use super::image::CompiledFunctions;
 use super::state::HostState;
 use super::{SandboxConfig, SandboxError, abi, limits, wasi};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use wasmtime::{
     Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, Linker, Module, PoolingAllocationConfig, Store,
@@ -31,6 +31,7 @@ pub(crate) const KEEP_RESIDENT_BYTES: usize = 16 << 20;
 pub(super) async fn instantiate(
     engine: &Engine,
     pre: &InstancePre<HostState>,
+    ticker: &Arc<EpochTicker>,
     state: HostState,
 ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
     let mut store = build_store(engine, state);
@@ -41,7 +42,8 @@ pub(super) async fn instantiate(
             None => SandboxError::Engine(format!("instantiating the image: {e:#}")),
         }
     })?;
-    let exports = abi::GuestExports::new(&instance, &mut store).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    let exports = abi::GuestExports::new(&instance, &mut store, ticker.clone())
+        .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     Ok((store, exports))
 }
 
@@ -106,17 +108,74 @@ pub(crate) fn new_linker(engine: &Engine, module: &Module) -> wasmtime::Result<L
     Ok(linker)
 }
 
-pub(super) fn start_epoch_ticker(engine: &Engine) -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let (engine, flag) = (engine.clone(), stop.clone());
-    std::thread::Builder::new()
-        .name("sluice-epoch".into())
-        .spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
-                std::thread::sleep(EPOCH_TICK);
-                engine.increment_epoch();
+/// Advances the engine's epoch every [`EPOCH_TICK`] while a guest runs, and sleeps while none
+/// does. Ticks are what interrupt a guest (its time limit, a halt, a yield to other
+/// containers' work), so every call into a guest holds a [`GuestRunning`] for its duration
+/// (`abi::GuestExports` takes one around each call; nothing else calls into a guest once the
+/// image is built). An idle service then wakes no thread a thousand times a second, which
+/// cost CPU for nothing and disturbed the caches a session arriving after a pause finds.
+pub(crate) struct EpochTicker {
+    engine: Engine,
+    running: AtomicUsize,
+    stop: AtomicBool,
+    thread: std::sync::OnceLock<std::thread::Thread>,
+}
+
+impl EpochTicker {
+    pub(super) fn start(engine: &Engine) -> Arc<Self> {
+        let ticker = Arc::new(Self {
+            engine: engine.clone(),
+            running: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+            thread: std::sync::OnceLock::new(),
+        });
+        let ticking = ticker.clone();
+        let thread = std::thread::Builder::new()
+            .name("sluice-epoch".into())
+            .spawn(move || ticking.tick_while_running())
+            .expect("the epoch ticker thread starts");
+        ticker.thread.set(thread.thread().clone()).expect("set once, here");
+        ticker
+    }
+
+    fn tick_while_running(&self) {
+        while !self.stop.load(Ordering::Acquire) {
+            if self.running.load(Ordering::Acquire) == 0 {
+                // An `unpark` between the load and here makes this return at once.
+                std::thread::park();
+                continue;
             }
-        })
-        .expect("the epoch ticker thread starts");
-    stop
+            std::thread::sleep(EPOCH_TICK);
+            self.engine.increment_epoch();
+        }
+    }
+
+    /// Held while a call into a guest is in progress: the ticker ticks until the last drops.
+    pub(crate) fn guest_running(self: &Arc<Self>) -> GuestRunning {
+        if self.running.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.wake();
+        }
+        GuestRunning(self.clone())
+    }
+
+    /// Ends the thread (when the sandbox is dropped).
+    pub(super) fn stop(&self) {
+        self.stop.store(true, Ordering::Release);
+        self.wake();
+    }
+
+    fn wake(&self) {
+        if let Some(thread) = self.thread.get() {
+            thread.unpark();
+        }
+    }
+}
+
+/// A call into a guest in progress (see [`EpochTicker`]).
+pub(crate) struct GuestRunning(Arc<EpochTicker>);
+
+impl Drop for GuestRunning {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::AcqRel);
+    }
 }
