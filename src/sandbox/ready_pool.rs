@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use uuid::Uuid;
 use wasmtime::Store;
 
-/// How often the ready pool is checked and topped up.
+/// The shortest wait between two checks of a pool it could not top up (every slot taken).
 const READY_POLL: Duration = Duration::from_millis(2);
 /// The pool is topped up only after this long without a request for a container: under a
 /// stream of new containers, preparing more in the background only slows the foreground.
@@ -53,8 +53,13 @@ impl ReadyPool {
     /// Whether containers were asked for lately: refilling then would compete with them
     /// for the cores and the address space lock, so it waits for a quiet moment.
     pub(super) fn busy(&self) -> bool {
+        !self.quiet_in().is_zero()
+    }
+
+    /// How long until the quiet moment after the last demand (zero once it has come).
+    fn quiet_in(&self) -> Duration {
         let last = Duration::from_micros(self.last_demand_us.load(Ordering::Relaxed));
-        self.epoch.elapsed().saturating_sub(last) < READY_QUIET
+        READY_QUIET.saturating_sub(self.epoch.elapsed().saturating_sub(last))
     }
 
     pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Container>> {
@@ -112,25 +117,29 @@ impl Sandbox {
         }
     }
 
-    /// Keeps the ready pool topped up, in quiet moments, from a background task that polls it: waking a
-    /// parked worker from the request path would cost that request more (up to half a
-    /// millisecond on a small VM) than the pool saves. The task holds weak references and
+    /// Keeps the ready pool topped up, in quiet moments, from a background task that checks
+    /// it: waking a parked worker from the request path would cost that request more (up to
+    /// half a millisecond on a small VM) than the pool saves. A full pool is checked every
+    /// `READY_QUIET` (a container taken meanwhile could not be replaced sooner), one short of
+    /// containers at the quiet moment after its last demand: an idle service wakes for it 50
+    /// times a second, not the 500 of a fixed 2 ms poll. The task holds weak references and
     /// ends with the sandbox. Outside a tokio runtime there is no pool.
     pub(super) fn start_refilling(&self) {
         let target = self.shared.config.ready_containers;
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let (shared, ready) = (Arc::downgrade(&self.shared), Arc::downgrade(&self.ready));
         runtime.spawn(async move {
-            let mut poll = tokio::time::interval(READY_POLL);
-            poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
-                poll.tick().await;
-                let (Some(shared), Some(ready)) = (shared.upgrade(), ready.upgrade()) else { return };
-                while ready.lock().len() < target && !ready.busy() {
-                    let Ok(mut container) = Container::new_spare(shared.clone()).await else { break };
-                    container.prefault(shared.hot_pages.get().map_or(&[], Vec::as_slice));
-                    ready.lock().push(container);
-                }
+                let wait = {
+                    let (Some(shared), Some(ready)) = (shared.upgrade(), ready.upgrade()) else { return };
+                    while ready.lock().len() < target && !ready.busy() {
+                        let Ok(mut container) = Container::new_spare(shared.clone()).await else { break };
+                        container.prefault(shared.hot_pages.get().map_or(&[], Vec::as_slice));
+                        ready.lock().push(container);
+                    }
+                    if ready.lock().len() >= target { READY_QUIET } else { ready.quiet_in().max(READY_POLL) }
+                };
+                tokio::time::sleep(wait).await;
             }
         });
     }

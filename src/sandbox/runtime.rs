@@ -112,8 +112,7 @@ pub(crate) fn new_linker(engine: &Engine, module: &Module) -> wasmtime::Result<L
 /// does. Ticks are what interrupt a guest (its time limit, a halt, a yield to other
 /// containers' work), so every call into a guest holds a [`GuestRunning`] for its duration
 /// (`abi::GuestExports` takes one around each call; nothing else calls into a guest once the
-/// image is built). An idle service then wakes no thread a thousand times a second, which
-/// cost CPU for nothing and disturbed the caches a session arriving after a pause finds.
+/// image is built). An idle service then wakes no thread a thousand times a second.
 pub(crate) struct EpochTicker {
     engine: Engine,
     running: AtomicUsize,
