@@ -615,10 +615,12 @@ async fn item12_maxima_and_quotas_are_the_operators() -> Outcome {
     // Requests in flight per key.
     let server = serve(&scratch("item12-requests"), &["--quota", "concurrent_requests=2"], &[]);
     let base = server.base.clone();
+    // Each must still run when the third arrives 300 ms later: 10**7 items took under that
+    // once freed ints went straight back to their free list, and the check raced.
     let busy: Vec<_> = (0..2)
         .map(|_| {
             let base = base.clone();
-            tokio::spawn(async move { execute(&base, None, json!({"code": "x = sum(range(10**7))"})).await })
+            tokio::spawn(async move { execute(&base, None, json!({"code": "x = sum(range(10**8))"})).await })
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(300)).await;
