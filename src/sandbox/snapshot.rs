@@ -1,8 +1,8 @@
 //! Container snapshots on the wire: a checkpoint (memory pages that differ from the image,
 //! and the host state the guest sees) plus the inputs since, tied to the image they belong
-//! to and sealed with an HMAC so that a tampered or foreign snapshot is refused.
+//! to and sealed with a keyed hash so that a tampered or foreign snapshot is refused.
 //!
-//! Layout: `MAGIC`, the HMAC-SHA256 of the rest, then the rest: a u32 header length, the
+//! Layout: `MAGIC`, the seal (keyed BLAKE3) of the rest, then the rest: a u32 header length, the
 //! header (JSON), the checkpoint's pages as a page diff (`sandbox::page_diff`: already sparse,
 //! so not compressed again), and one LZ4 block holding the step frames back to back.
 
@@ -12,7 +12,11 @@ use sha2::Sha256;
 
 /// Bump when the layout or the meaning of a field changes; older snapshots are refused (and
 /// the service rebuilds their containers from the audit trail). 3: pages as a page diff.
-pub(crate) const SNAPSHOT_FORMAT: u32 = 3;
+/// 4: sealed with keyed BLAKE3 instead of HMAC-SHA256.
+pub(crate) const SNAPSHOT_FORMAT: u32 = 4;
+/// Context string of the seal's key derivation: the configured key is any length, a keyed
+/// BLAKE3 takes 32 bytes, derived from it for this one purpose.
+const SEAL_KEY_CONTEXT: &str = "sluice snapshot seal, format 4";
 const MAGIC: &[u8; 8] = b"SLUICESN";
 const TAG_BYTES: usize = 32;
 /// Largest snapshot accepted (compressed), and largest payload it may expand to.
@@ -92,10 +96,19 @@ pub(crate) struct Header {
     pub running: Option<RunningHeader>,
 }
 
-fn seal(key: &[u8], body: &[u8]) -> [u8; TAG_BYTES] {
+/// The seal of a snapshot's body: a keyed BLAKE3. It was HMAC-SHA256 until format 4, which
+/// ran at 1.6 GB/s with SHA-NI: 0.14 ms of sealing a small session's 220 KB snapshot and as
+/// much again of opening it, against 0.036 ms for BLAKE3's vectorized tree.
+fn seal(key: &[u8], body: &[u8]) -> blake3::Hash {
+    blake3::keyed_hash(&blake3::derive_key(SEAL_KEY_CONTEXT, key), body)
+}
+
+/// Whether `tag` is an older build's seal of `body` (HMAC-SHA256, formats up to 3): such a
+/// snapshot is then named as an older format rather than as tampered with.
+fn sealed_by_older_build(key: &[u8], body: &[u8], tag: &[u8]) -> bool {
     let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
     mac.update(body);
-    mac.finalize().into_bytes().into()
+    mac.verify_slice(tag).is_ok()
 }
 
 /// Seals `header`, the checkpoint's page diff and the step frames with `key`.
@@ -111,7 +124,7 @@ pub(crate) fn encode(header: &Header, diff: &[u8], frames: &[u8], key: &[u8]) ->
     out.extend_from_slice(&frames);
     let body_start = MAGIC.len() + TAG_BYTES;
     let tag = seal(key, &out[body_start..]);
-    out[MAGIC.len()..body_start].copy_from_slice(&tag);
+    out[MAGIC.len()..body_start].copy_from_slice(tag.as_bytes());
     out
 }
 
@@ -169,9 +182,11 @@ pub(crate) fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<
         return Err(SnapshotError::NotASnapshot);
     }
     let (tag, body) = bytes[MAGIC.len()..].split_at(TAG_BYTES);
-    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
-    mac.update(body);
-    mac.verify_slice(tag).map_err(|_| SnapshotError::Tampered)?;
+    let tag: [u8; TAG_BYTES] = tag.try_into().expect("split at TAG_BYTES");
+    // `Hash`'s equality is constant-time.
+    if seal(key, body) != blake3::Hash::from_bytes(tag) && !sealed_by_older_build(key, body, &tag) {
+        return Err(SnapshotError::Tampered);
+    }
     let (header_bytes, header_end) = header_of(body).ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
     // The format first, so an older header (whose fields differ) is named as such.
     #[derive(Deserialize)]
@@ -223,11 +238,14 @@ mod tests {
         let old = encode(&Header { format: 0, ..header() }, b"", b"", b"key");
         assert_eq!(decode(&old, b"key", "img").unwrap_err(), SnapshotError::WrongFormat { found: 0 });
 
-        // A format 2 header (raw pages listed, no diff length) is named as an older format.
+        // A format 2 header (raw pages listed, no diff length) sealed as builds before format
+        // 4 sealed (HMAC-SHA256) is named as an older format, not as tampered with.
         let header = br#"{"format":2,"checkpoint":{"pages":[3]}}"#;
         let mut body = (header.len() as u32).to_le_bytes().to_vec();
         body.extend_from_slice(header);
-        let older = [&MAGIC[..], &seal(b"key", &body), &body].concat();
+        let mut hmac = Hmac::<Sha256>::new_from_slice(b"key").unwrap();
+        hmac.update(&body);
+        let older = [&MAGIC[..], &hmac.finalize().into_bytes(), &body].concat();
         let refused = decode(&older, b"key", "img").unwrap_err();
         assert_eq!(refused, SnapshotError::WrongFormat { found: 2 });
         assert!(refused.is_outdated() && !SnapshotError::Tampered.is_outdated());
