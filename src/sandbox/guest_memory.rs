@@ -126,8 +126,16 @@ pub(crate) fn touch_pages(memory: &Memory, mut store: impl AsContextMut, pages: 
 /// kernel's page map cannot be read. Asks the kernel for the written ranges alone
 /// (`PAGEMAP_SCAN`, Linux 6.7 and later) and otherwise reads an entry per page.
 fn written_pages(data: &[u8]) -> Option<Vec<usize>> {
-    let map = std::fs::File::open("/proc/self/pagemap").ok()?;
-    page_scan::written_pages(&map, data).or_else(|| written_pages_entry_by_entry(&map, data))
+    let map = page_map()?;
+    page_scan::written_pages(map, data).or_else(|| written_pages_entry_by_entry(map, data))
+}
+
+/// `/proc/self/pagemap`, opened once: every container's end and every checkpoint asks it, and
+/// opening it each time was 3% of a loop of new containers. Both ways of reading it (an ioctl,
+/// positioned reads) are safe to share between threads.
+fn page_map() -> Option<&'static std::fs::File> {
+    static PAGE_MAP: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
+    PAGE_MAP.get_or_init(|| std::fs::File::open("/proc/self/pagemap").ok()).as_ref()
 }
 
 /// [`written_pages`] from one 8-byte entry per page of `/proc/self/pagemap`: a walk that
