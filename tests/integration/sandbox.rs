@@ -55,6 +55,31 @@ async fn state_persists_and_trailing_expression_is_returned() {
     assert_eq!(c.executions(), 3);
 }
 
+/// A cell is compiled whole (its trailing expression returned by the code): a trailing
+/// definition or block gives no value, an error in the trailing expression names its own
+/// line, and a cell that does not parse runs none of its statements.
+#[tokio::test]
+async fn only_a_trailing_expression_gives_a_value() {
+    let mut c = container().await;
+    assert_eq!(run(&mut c, "y = 3\ndef f():\n    return y").await.value_repr, None);
+    assert_eq!(run(&mut c, "class K:\n    pass").await.value_repr, None);
+    assert_eq!(run(&mut c, "if y:\n    z = y * 2").await.value_repr, None);
+    assert_eq!(run(&mut c, "w = f()\nw + z").await.value_repr.as_deref(), Some("9"));
+    let failed = run(&mut c, "a = 1\nb = 2\n\n1 / (a - 1)").await;
+    assert_eq!(failed.return_code, 1);
+    assert!(failed.stderr.contains("line 4") && failed.stderr.contains("ZeroDivisionError"), "{}", failed.stderr);
+    let broken = run(&mut c, "ran = True\n(1 +").await;
+    assert!(broken.stderr.contains("SyntaxError"), "{}", broken.stderr);
+    assert_eq!(run(&mut c, "'ran' in globals()").await.value_repr.as_deref(), Some("False"));
+    // What only a module's compilation sets up still is: a docstring, annotations at module
+    // level (in a block or not), a `__future__` import; each with a trailing expression.
+    assert_eq!(run(&mut c, "'the doc'\nq = 1\nq").await.value_repr.as_deref(), Some("1"));
+    assert_eq!(run(&mut c, "__doc__").await.value_repr.as_deref(), Some("'the doc'"));
+    assert_eq!(run(&mut c, "n: int = 5\nif n:\n    m: int = n + 1\nm").await.value_repr.as_deref(), Some("6"));
+    let future = run(&mut c, "from __future__ import annotations\nk: Undefined = 2\nk").await;
+    assert_eq!((future.value_repr.as_deref(), future.stderr.as_str()), (Some("2"), ""));
+}
+
 #[tokio::test]
 async fn gather_pauses_once_with_every_call_and_resumes_with_results() {
     let mut c = container().await;

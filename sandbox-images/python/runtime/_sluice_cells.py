@@ -37,17 +37,17 @@ class _RunRewriter(ast.NodeTransformer):
 
 
 def compile_cell(source, filename):
-    """(body code, trailing-expression code or None); either may be a coroutine code."""
+    """(body code, trailing-expression code or None); either may be a coroutine code. `eval`
+    of the body gives the cell's value when the expression is None (a cell compiled whole,
+    its value returned by the code), or None before the expression is evaluated."""
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     if "run" in source and "asyncio" in source:
         return _compile_rewritten(source, filename, flags)
-    split = _sluice_abi.split_cell(source)
-    body_source, expr_source = split if split is not None else (source, None)
-    body = compile(body_source, filename, "exec", flags=flags, dont_inherit=True)
-    expr = None
-    if expr_source is not None:
-        expr = compile(expr_source, filename, "eval", flags=flags, dont_inherit=True)
-    return body, expr
+    compiled = _sluice_abi.compile_cell(source, filename)
+    if compiled is None:
+        # It does not parse: the standard compiler raises CPython's SyntaxError for it.
+        return compile(source, filename, "exec", flags=flags, dont_inherit=True), None
+    return compiled
 
 
 def _compile_rewritten(source, filename, flags):

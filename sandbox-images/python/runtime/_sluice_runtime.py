@@ -109,9 +109,9 @@ def _exit_code(exc):
 async def _run_cell(body, expr, namespace):
     result = eval(body, namespace)
     if is_coroutine_code(body):
-        await result
+        result = await result
     if expr is None:
-        return None
+        return result
     value = eval(expr, namespace)
     if is_coroutine_code(expr):
         value = await value
@@ -163,8 +163,9 @@ def _execute(request):
         return _done(exc=exc)
     if not (is_coroutine_code(body) or is_coroutine_code(expr)):
         try:
-            exec(body, namespace)
-            value = eval(expr, namespace) if expr is not None else None
+            value = eval(body, namespace)
+            if expr is not None:
+                value = eval(expr, namespace)
         except BaseException as exc:  # noqa: B036 - the script's outcome, reported as data
             return _done(exc=exc)
         return _done(value=value)

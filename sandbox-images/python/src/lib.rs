@@ -226,24 +226,40 @@ mod _sluice_abi {
         super::read_frame(vm, &answer)
     }
 
-    /// Splits a cell into its body and trailing expression statement, REPL style, so both
-    /// compile straight from source (building a Python AST and compiling it is several
-    /// times slower). `None` when the source does not parse: compiling it reports why.
+    /// A cell's code: `(body, None)`, where `eval(body)` gives the value of a trailing
+    /// expression statement (REPL style) or None; or `(body, expression)` to evaluate one
+    /// after the other. `None` when the source does not parse: compiling it reports why.
+    ///
+    /// A cell is compiled once, in RustPython's `BlockExpr` mode (the code returns its
+    /// trailing expression's value), when that mode compiles it as a module would be: no
+    /// annotated assignment at module level, no `__future__` import, no docstring. Otherwise
+    /// the body is compiled as a module and the trailing expression on its own, which for
+    /// `x = 1 + 1\nprint(x)` takes three parses and two compilations against two and one.
     #[pyfunction]
-    fn split_cell(source: PyStrRef, vm: &VirtualMachine) -> PyObjectRef {
-        let Some(text) = source.to_str() else { return vm.ctx.none() };
-        let Ok(parsed) = ruff_pin_parser::parse_module(text) else { return vm.ctx.none() };
-        let split = match parsed.syntax().body.last() {
-            Some(ruff_pin_ast::Stmt::Expr(last)) => {
-                use ruff_pin_ts::Ranged;
-                let (start, end) = (usize::from(last.start()), usize::from(last.end()));
-                let lines_before = text[..start].matches('\n').count();
-                let expr = format!("{}{}", "\n".repeat(lines_before), &text[start..end]);
-                (text[..start].to_owned(), Some(expr))
-            }
-            _ => (text.to_owned(), None),
+    fn compile_cell(source: PyStrRef, filename: PyStrRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        use ruff_pin_ast::Stmt;
+        let (Some(text), Some(filename)) = (source.to_str(), filename.to_str()) else { return Ok(vm.ctx.none()) };
+        let Ok(parsed) = ruff_pin_parser::parse_module(text) else { return Ok(vm.ctx.none()) };
+        let body = &parsed.syntax().body;
+        let compile = |text: &str, mode| -> PyResult<PyObjectRef> {
+            let mut opts = vm.compile_opts();
+            opts.allow_top_level_await = true;
+            let code =
+                vm.compile_with_opts(text, mode, filename, opts).map_err(|e| e.into_pyexception(vm, Some(text)))?;
+            Ok(code.into())
         };
-        vm.new_pyobj(split)
+        let Some(Stmt::Expr(last)) = body.last() else {
+            return Ok(vm.new_tuple((compile(text, super::Mode::Exec)?, vm.ctx.none())).into());
+        };
+        let docstring = body.len() > 1 && ruff_pin_ast::helpers::is_docstring_stmt(&body[0]);
+        if !docstring && !body.iter().any(super::module_scope_needs) {
+            return Ok(vm.new_tuple((compile(text, super::Mode::BlockExpr)?, vm.ctx.none())).into());
+        }
+        use ruff_pin_ts::Ranged;
+        let (start, end) = (usize::from(last.start()), usize::from(last.end()));
+        // Padded to its line, so that errors in it name the cell's line numbers.
+        let expression = format!("{}{}", "\n".repeat(text[..start].matches('\n').count()), &text[start..end]);
+        Ok(vm.new_tuple((compile(&text[..start], super::Mode::Exec)?, compile(&expression, super::Mode::Eval)?)).into())
     }
 
     /// The TZif bytes of the IANA time zone `key` (exact name), or `None`.
@@ -304,6 +320,32 @@ mod _sluice_abi {
     fn dumps(obj: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
         super::json_text(vm, &obj)
     }
+}
+
+/// Whether `stmt` (at module level) needs what only a module's compilation sets up: an
+/// annotated assignment, in a block or not (the module's `__annotations__` and its
+/// conditional-annotations cell), or a `__future__` import. Function and class bodies are
+/// scopes of their own and compile alike either way.
+fn module_scope_needs(stmt: &ruff_pin_ast::Stmt) -> bool {
+    use ruff_pin_ast::visitor::{Visitor, walk_stmt};
+    #[derive(Default)]
+    struct Finder(bool);
+    impl<'a> Visitor<'a> for Finder {
+        fn visit_stmt(&mut self, stmt: &'a ruff_pin_ast::Stmt) {
+            use ruff_pin_ast::Stmt;
+            match stmt {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                Stmt::AnnAssign(_) => self.0 = true,
+                Stmt::ImportFrom(from) if from.module.as_ref().is_some_and(|m| m.as_str() == "__future__") => {
+                    self.0 = true
+                }
+                _ => walk_stmt(self, stmt),
+            }
+        }
+    }
+    let mut finder = Finder::default();
+    finder.visit_stmt(stmt);
+    finder.0
 }
 
 fn format_exception(vm: &VirtualMachine, exc: &rustpython_vm::builtins::PyBaseExceptionRef) -> String {
