@@ -175,6 +175,17 @@ fn header_of(body: &[u8]) -> Option<(&[u8], usize)> {
     Some((body.get(4..header_end)?, header_end))
 }
 
+/// The format number a snapshot's body (what follows the seal) names in its header.
+fn format_of(body: &[u8]) -> Result<u32, SnapshotError> {
+    #[derive(Deserialize)]
+    struct Format {
+        format: u32,
+    }
+    let (header, _) = header_of(body).ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
+    let format: Format = serde_json::from_slice(header).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
+    Ok(format.format)
+}
+
 /// Checks the seal, format and image, then returns the header and what follows it (reading
 /// the header alone costs no decompression).
 pub(crate) fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<(Header, &'a [u8]), SnapshotError> {
@@ -183,19 +194,17 @@ pub(crate) fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<
     }
     let (tag, body) = bytes[MAGIC.len()..].split_at(TAG_BYTES);
     let tag: [u8; TAG_BYTES] = tag.try_into().expect("split at TAG_BYTES");
-    // `Hash`'s equality is constant-time.
-    if seal(key, body) != blake3::Hash::from_bytes(tag) && !sealed_by_older_build(key, body, &tag) {
+    // `Hash`'s equality is constant-time. The older seal is only tried (a second pass over
+    // the bytes) when the header, unsealed, claims an older format.
+    let older = || format_of(body).is_ok_and(|format| format < SNAPSHOT_FORMAT);
+    if seal(key, body) != blake3::Hash::from_bytes(tag) && !(older() && sealed_by_older_build(key, body, &tag)) {
         return Err(SnapshotError::Tampered);
     }
     let (header_bytes, header_end) = header_of(body).ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
     // The format first, so an older header (whose fields differ) is named as such.
-    #[derive(Deserialize)]
-    struct Format {
-        format: u32,
-    }
-    let format: Format = serde_json::from_slice(header_bytes).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
-    if format.format != SNAPSHOT_FORMAT {
-        return Err(SnapshotError::WrongFormat { found: format.format });
+    let format = format_of(body)?;
+    if format != SNAPSHOT_FORMAT {
+        return Err(SnapshotError::WrongFormat { found: format });
     }
     let header: Header = serde_json::from_slice(header_bytes).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
     if header.image_hash != image_hash {
