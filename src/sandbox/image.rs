@@ -7,7 +7,6 @@
 
 use super::state::HostState;
 use super::{SandboxError, build_store, new_linker};
-use sha2::{Digest, Sha256};
 use sluice_python_wasm::{SHA256 as GUEST_SHA256, WASM_LZ4 as GUEST_WASM_LZ4};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -57,27 +56,29 @@ pub(crate) struct Image {
     pub hash: String,
 }
 
-/// SHA-256 over everything that shapes the image, and the engine's compatibility (hex).
+/// BLAKE3 over everything that shapes the image, and the engine's compatibility (hex). Every
+/// process start computes it over some 300 KB of sources: 0.13 ms as SHA-256, a quarter of that
+/// as BLAKE3, of a `sluice run` that takes 6 ms in all.
 pub(crate) fn content_hash(engine: &Engine) -> String {
     use std::hash::{Hash, Hasher};
     let mut compatibility = std::hash::DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut compatibility);
-    let mut hasher = Sha256::new();
+    let mut hasher = blake3::Hasher::new();
     hasher.update(IMAGE_FORMAT.as_bytes());
-    hasher.update(compatibility.finish().to_le_bytes());
+    hasher.update(&compatibility.finish().to_le_bytes());
     // Hashed when the guest was embedded: hashing 29 MB here would cost every start about 15 ms.
     hasher.update(GUEST_SHA256.as_bytes());
     for source in HOST_SOURCES {
-        hasher.update((source.len() as u64).to_le_bytes());
+        hasher.update(&(source.len() as u64).to_le_bytes());
         hasher.update(source.as_bytes());
     }
     for (name, source) in RUNTIME_MODULES.iter().chain(LAZY_MODULES) {
-        hasher.update((name.len() as u64).to_le_bytes());
+        hasher.update(&(name.len() as u64).to_le_bytes());
         hasher.update(name.as_bytes());
-        hasher.update((source.len() as u64).to_le_bytes());
+        hasher.update(&(source.len() as u64).to_le_bytes());
         hasher.update(source.as_bytes());
     }
-    crate::call::hex(&hasher.finalize())
+    hasher.finalize().to_hex().to_string()
 }
 
 /// Where the compiled image for this build lives in `cache_dir`.
