@@ -231,8 +231,8 @@ cases! {
     ],
     language: [
         builtin_sum, builtin_sum_floats, byte_order_compare, classes, comprehensions, exceptions, fstrings,
-        gc_lazily_tracked_dicts, generators, match_statement, names_and_str_keys, numbers_freed, syntax_error,
-        sys_exit, uncaught_exception,
+        gc_lazily_tracked_dicts, generators, match_statement, names_and_str_keys, numbers_freed, sequence_repeat,
+        syntax_error, sys_exit, uncaught_exception,
     ],
     limits: [
         deep_data_nesting, infinite_loop, memory_error_caught, memory_list_bomb, output_flood, recursion_error,
