@@ -175,13 +175,12 @@ fn header_of(body: &[u8]) -> Option<(&[u8], usize)> {
     Some((body.get(4..header_end)?, header_end))
 }
 
-/// The format number a snapshot's body (what follows the seal) names in its header.
-fn format_of(body: &[u8]) -> Result<u32, SnapshotError> {
+/// The format number a snapshot's header names.
+fn format_in(header: &[u8]) -> Result<u32, SnapshotError> {
     #[derive(Deserialize)]
     struct Format {
         format: u32,
     }
-    let (header, _) = header_of(body).ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
     let format: Format = serde_json::from_slice(header).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
     Ok(format.format)
 }
@@ -194,15 +193,16 @@ pub(crate) fn open<'a>(bytes: &'a [u8], key: &[u8], image_hash: &str) -> Result<
     }
     let (tag, body) = bytes[MAGIC.len()..].split_at(TAG_BYTES);
     let tag: [u8; TAG_BYTES] = tag.try_into().expect("split at TAG_BYTES");
+    let header = header_of(body);
     // `Hash`'s equality is constant-time. The older seal is only tried (a second pass over
     // the bytes) when the header, unsealed, claims an older format.
-    let older = || format_of(body).is_ok_and(|format| format < SNAPSHOT_FORMAT);
+    let older = || header.is_some_and(|(h, _)| format_in(h).is_ok_and(|format| format < SNAPSHOT_FORMAT));
     if seal(key, body) != blake3::Hash::from_bytes(tag) && !(older() && sealed_by_older_build(key, body, &tag)) {
         return Err(SnapshotError::Tampered);
     }
-    let (header_bytes, header_end) = header_of(body).ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
+    let (header_bytes, header_end) = header.ok_or_else(|| SnapshotError::Damaged("short header".into()))?;
     // The format first, so an older header (whose fields differ) is named as such.
-    let format = format_of(body)?;
+    let format = format_in(header_bytes)?;
     if format != SNAPSHOT_FORMAT {
         return Err(SnapshotError::WrongFormat { found: format });
     }
