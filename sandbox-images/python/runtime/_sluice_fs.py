@@ -292,6 +292,8 @@ class FileSystem:
     def outputs(self):
         """Files under the working directory this execution created or changed: (path
         relative to it, bytes), at most `MAX_OUTPUT_FILES`; and how many more there were."""
+        if not self.changed:
+            return [], 0
         found = []
         for full in sorted(self.changed):
             if not full.startswith(WORKDIR + "/"):
@@ -482,6 +484,8 @@ def open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,
 
 def flush_open_files():
     """Writes back what files left open hold, as the end of an execution needs it."""
+    if not _open_writers.data:
+        return  # no file open for writing: most executions (the weak set's own length is Python)
     for handle in list(_open_writers):
         try:
             if not handle.closed:
