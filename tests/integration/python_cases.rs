@@ -208,8 +208,9 @@ macro_rules! cases {
 
 cases! {
     asyncio: [
-        create_task_and_semaphore, deadlock_is_reported, gather_many, main_guard_run, nested_run_blocking_path,
-        run_inside_loop_fails, sleep_and_wait_for, spec_example, task_group, top_level_await, trailing_await_value,
+        create_task_and_semaphore, deadlock_is_reported, exit_from_async_cell, gather_many, main_guard_run,
+        nested_run_blocking_path, run_inside_loop_fails, sleep_and_wait_for, spec_example, task_group,
+        top_level_await, trailing_await_value,
     ],
     escapes: [
         clock_and_random_from_host, environment, filesystem, network_and_processes,

@@ -80,6 +80,17 @@ class SluiceLoop(events.AbstractEventLoop):
             return self._task_factory(self, coro, name=name, context=context, **kwargs)
         return tasks.Task(coro, loop=self, name=name, context=context, **kwargs)
 
+    def start_now(self, coro):
+        """A task of `coro` whose first step runs now, as `asyncio.eager_task_factory` starts
+        one: a cell that never waits ends inside this call, without a callback scheduled and
+        run; one that waits goes on in `drive` as any task does. Like a task's step, this may
+        raise the `SystemExit` or `KeyboardInterrupt` it stored in the task."""
+        self._enter()
+        try:
+            return tasks.Task(coro, loop=self, eager_start=True)
+        finally:
+            self._leave()
+
     def set_task_factory(self, factory):
         self._task_factory = factory
 

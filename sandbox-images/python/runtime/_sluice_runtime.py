@@ -128,13 +128,22 @@ def _finish_async(execution):
     return _done(exc=exc) if exc is not None else _done(value=main.result())
 
 
+def _abandon(execution, exc):
+    """Ends an execution whose loop cannot go on: every task is cancelled, `exc` reported."""
+    execution.main.cancel()
+    cancel_leftovers(execution.loop)
+    return _done(exc=exc)
+
+
 def _step(execution):
     try:
         frame = execution.loop.drive(execution.main.done)
     except Deadlock:
-        execution.main.cancel()
-        cancel_leftovers(execution.loop)
-        return _done(exc=RuntimeError("every task is waiting and nothing can wake it (deadlock)"))
+        return _abandon(execution, RuntimeError("every task is waiting and nothing can wake it (deadlock)"))
+    except (SystemExit, KeyboardInterrupt) as exc:
+        # A task's step stores these and raises them on through the loop, as asyncio.run
+        # lets them end the program: here they end the execution, from whichever task.
+        return _abandon(execution, exc)
     if frame is not None:
         return frame
     return _finish_async(execution)
@@ -169,9 +178,15 @@ def _execute(request):
         except BaseException as exc:  # noqa: B036 - the script's outcome, reported as data
             return _done(exc=exc)
         return _done(value=value)
-    loop = SluiceLoop()
-    execution.loop = loop
-    execution.main = loop.create_task(_run_cell(body, expr, namespace))
+    loop = execution.loop = SluiceLoop()
+    try:
+        execution.main = loop.start_now(_run_cell(body, expr, namespace))
+    except (SystemExit, KeyboardInterrupt) as exc:
+        cancel_leftovers(loop)
+        return _done(exc=exc)
+    if execution.main.done():
+        # It ended without waiting; what it started is cancelled, as after a round of `drive`.
+        return _finish_async(execution)
     _execution = execution
     return _step(execution)
 
