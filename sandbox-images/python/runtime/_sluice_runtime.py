@@ -199,9 +199,7 @@ def _resume(request):
         _sluice_fs.place_all(request.get("files"))
     except (OSError, ValueError, binascii.Error) as exc:
         # The files could not be placed: the script ends with why, as it would at its start.
-        _execution.main.cancel()
-        cancel_leftovers(_execution.loop)
-        return _done(exc=exc)
+        return _abandon(_execution, exc)
     return _step(_execution)
 
 

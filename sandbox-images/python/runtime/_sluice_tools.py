@@ -267,7 +267,7 @@ def bind_tools(namespace, tool_specs):
     global _bound_specs
     if tool_specs == _bound_specs and all(namespace.get(name) is fn for name, (_, fn) in _bound_tools.items()):
         return  # the same tools as last time, each still bound: what a session's cells mostly send
-    _bound_specs = tool_specs
+    _bound_specs = None  # until every tool below is bound
     wanted = {}
     for spec in tool_specs:
         name = spec["name"]
@@ -283,3 +283,4 @@ def bind_tools(namespace, tool_specs):
             fn = _make_tool(*key)
             namespace[py_name] = fn
             _bound_tools[py_name] = (key, fn)
+    _bound_specs = tool_specs
