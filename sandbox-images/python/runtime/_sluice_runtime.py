@@ -129,8 +129,10 @@ def _finish_async(execution):
 
 
 def _abandon(execution, exc):
-    """Ends an execution whose loop cannot go on: every task is cancelled, `exc` reported."""
-    execution.main.cancel()
+    """Ends an execution whose loop cannot go on: every task is cancelled, `exc` reported.
+    The main task is None when its own first step raised `exc` out of `start_now`."""
+    if execution.main is not None:
+        execution.main.cancel()
     cancel_leftovers(execution.loop)
     return _done(exc=exc)
 
@@ -182,8 +184,7 @@ def _execute(request):
     try:
         execution.main = loop.start_now(_run_cell(body, expr, namespace))
     except (SystemExit, KeyboardInterrupt) as exc:
-        cancel_leftovers(loop)
-        return _done(exc=exc)
+        return _abandon(execution, exc)
     if execution.main.done():
         # It ended without waiting; what it started is cancelled, as after a round of `drive`.
         return _finish_async(execution)
