@@ -6,28 +6,27 @@
 //! keeps an `i64` while the items are exact ints (or bools) and the total fits, then a
 //! Neumaier-compensated `f64` while the total is an exact float, and hands anything else to
 //! `+` at exactly that point; this does the same, so results, errors and their order are
-//! CPython's. Upstream, this belongs in RustPython's `builtins.sum`.
+//! CPython's. Upstream, this belongs in RustPython's `builtins.sum`. A generator's items are
+//! added where it yields them (`PyGenerator::drain`), not by suspending and resuming it for each.
 
 use rustpython_vm::FromArgs;
-use rustpython_vm::builtins::{PyByteArray, PyBytes, PyFloat, PyInt, PyStr};
-use rustpython_vm::function::{ArgIterable, OptionalArg};
-use rustpython_vm::protocol::PyIterIter;
-use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyResult, VirtualMachine};
+use rustpython_vm::builtins::{PyByteArray, PyBytes, PyFloat, PyGenerator, PyInt, PyStr};
+use rustpython_vm::function::OptionalArg;
+use rustpython_vm::protocol::{PyIter, PyIterIter, PyIterReturn};
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 
 #[derive(FromArgs)]
 pub(crate) struct SumArgs {
     #[pyarg(positional)]
-    iterable: ArgIterable,
+    iterable: PyObjectRef,
     #[pyarg(any, optional)]
     start: OptionalArg<PyObjectRef>,
 }
 
-type Items<'a> = PyIterIter<'a, PyObjectRef>;
-
 /// `sum(iterable, /, start=0)`.
 pub(crate) fn sum(SumArgs { iterable, start }: SumArgs, vm: &VirtualMachine) -> PyResult {
     // First, as CPython: `sum(1, "a")` is about the 1.
-    let mut items = iterable.iter(vm)?;
+    let mut items = Items::new(iterable.get_iter(vm)?, vm);
     let start = start.unwrap_or_else(|| vm.ctx.new_int(0).into());
     if start.downcast_ref::<PyStr>().is_some() {
         return Err(vm.new_type_error("sum() can't sum strings [use ''.join(seq) instead]"));
@@ -55,7 +54,7 @@ pub(crate) fn sum(SumArgs { iterable, start }: SumArgs, vm: &VirtualMachine) -> 
             Sum::Continue(next) => total = next,
         }
     }
-    for item in items {
+    for item in items.iter {
         total = vm._add(&total, &*item?)?;
     }
     Ok(total)
@@ -67,17 +66,62 @@ enum Sum {
     Continue(PyObjectRef),
 }
 
+/// The items being summed, and the generator they come from when they come from one.
+struct Items<'a> {
+    iter: PyIterIter<'a, PyObjectRef>,
+    generator: Option<PyRef<PyGenerator>>,
+}
+
+impl<'a> Items<'a> {
+    fn new(iter: PyIter, vm: &'a VirtualMachine) -> Self {
+        let generator = iter.as_object().to_owned().downcast_exact::<PyGenerator>(vm).ok().map(|g| g.into_pyref());
+        Self { iter: iter.into_iter(vm), generator }
+    }
+
+    /// Hands items to `add` until it declines one, which is returned, or they run out (`None`).
+    ///
+    /// From a generator (`sum(x * x for x in xs)`), the items are taken where it yields them
+    /// (`PyGenerator::drain`): `add` runs no Python code, so it may run inside the generator's
+    /// frame, and the item it declines is yielded as usual, the generator suspended after it.
+    /// `add` must answer the same for the same item: a declined one is offered again here.
+    fn feed(&mut self, mut add: impl FnMut(&PyObject) -> bool, vm: &VirtualMachine) -> PyResult<Option<PyObjectRef>> {
+        if let Some(generator) = &self.generator {
+            loop {
+                let mut take = |item: PyObjectRef| if add(&item) { None } else { Some(item) };
+                match PyGenerator::drain(generator, &mut take, vm)? {
+                    PyIterReturn::StopIteration(_) => return Ok(None),
+                    // Declined, or yielded under tracing without being offered.
+                    PyIterReturn::Return(item) if add(&item) => {}
+                    PyIterReturn::Return(item) => return Ok(Some(item)),
+                }
+            }
+        }
+        for item in &mut self.iter {
+            let item = item?;
+            if !add(&item) {
+                return Ok(Some(item));
+            }
+        }
+        Ok(None)
+    }
+}
+
 fn sum_ints(mut total: i64, items: &mut Items<'_>, vm: &VirtualMachine) -> PyResult<Sum> {
-    for item in items {
-        let item = item?;
+    let add = |item: &PyObject| {
         let class = item.class();
         let exact = class.is(vm.ctx.types.int_type) || class.is(vm.ctx.types.bool_type);
-        match exact.then(|| machine_int(&item)).flatten().and_then(|n| total.checked_add(n)) {
-            Some(next) => total = next,
-            None => return Ok(Sum::Continue(vm._add(vm.ctx.new_int(total).as_object(), &item)?)),
+        match exact.then(|| machine_int(item)).flatten().and_then(|n| total.checked_add(n)) {
+            Some(next) => {
+                total = next;
+                true
+            }
+            None => false,
         }
+    };
+    match items.feed(add, vm)? {
+        None => Ok(Sum::Done(vm.ctx.new_int(total).into())),
+        Some(item) => Ok(Sum::Continue(vm._add(vm.ctx.new_int(total).as_object(), &item)?)),
     }
-    Ok(Sum::Done(vm.ctx.new_int(total).into()))
 }
 
 fn sum_floats(mut total: f64, items: &mut Items<'_>, vm: &VirtualMachine) -> PyResult<Sum> {
@@ -88,23 +132,26 @@ fn sum_floats(mut total: f64, items: &mut Items<'_>, vm: &VirtualMachine) -> PyR
         // Adding it to an infinite or overflowed total would make a NaN; zero keeps -0.0.
         if compensation != 0.0 && compensation.is_finite() { total + compensation } else { total }
     };
-    for item in items {
-        let item = item?;
+    let add = |item: &PyObject| {
         let value = if item.class().is(vm.ctx.types.float_type) {
             item.downcast_ref::<PyFloat>().map(|f| f.to_f64())
         } else {
             // Any int, subclasses included (CPython's `PyLong_Check`), that fits a C long.
-            machine_int(&item).map(|n| n as f64)
+            machine_int(item).map(|n| n as f64)
         };
-        let Some(x) = value else {
-            let total = vm.ctx.new_float(finish(total, compensation));
-            return Ok(Sum::Continue(vm._add(total.as_object(), &item)?));
-        };
+        let Some(x) = value else { return false };
         let next = total + x;
         compensation += if total.abs() >= x.abs() { (total - next) + x } else { (x - next) + total };
         total = next;
+        true
+    };
+    match items.feed(add, vm)? {
+        None => Ok(Sum::Done(vm.ctx.new_float(finish(total, compensation)).into())),
+        Some(item) => {
+            let total = vm.ctx.new_float(finish(total, compensation));
+            Ok(Sum::Continue(vm._add(total.as_object(), &item)?))
+        }
     }
-    Ok(Sum::Done(vm.ctx.new_float(finish(total, compensation)).into()))
 }
 
 /// The value of an int (of any int class) that fits an `i64`.
