@@ -84,10 +84,13 @@ impl<'a> Items<'a> {
     /// (`PyGenerator::drain`): `add` runs no Python code, so it may run inside the generator's
     /// frame, and the item it declines is yielded as usual, the generator suspended after it.
     /// `add` must answer the same for the same item: a declined one is offered again here.
+    /// Only a plain number is taken in the frame, where the item is then freed: an int
+    /// subclass may have a `__del__`, which must run with the generator suspended.
     fn feed(&mut self, mut add: impl FnMut(&PyObject) -> bool, vm: &VirtualMachine) -> PyResult<Option<PyObjectRef>> {
         if let Some(generator) = &self.generator {
             loop {
-                let mut take = |item: PyObjectRef| if add(&item) { None } else { Some(item) };
+                let mut take =
+                    |item: PyObjectRef| if plain_number(&item, vm) && add(&item) { None } else { Some(item) };
                 match PyGenerator::drain(generator, &mut take, vm)? {
                     PyIterReturn::StopIteration(_) => return Ok(None),
                     // Declined, or yielded under tracing without being offered.
@@ -152,6 +155,12 @@ fn sum_floats(mut total: f64, items: &mut Items<'_>, vm: &VirtualMachine) -> PyR
             Ok(Sum::Continue(vm._add(total.as_object(), &item)?))
         }
     }
+}
+
+/// An exact int, bool or float: freeing one runs no Python code.
+fn plain_number(item: &PyObject, vm: &VirtualMachine) -> bool {
+    let class = item.class();
+    class.is(vm.ctx.types.int_type) || class.is(vm.ctx.types.bool_type) || class.is(vm.ctx.types.float_type)
 }
 
 /// The value of an int (of any int class) that fits an `i64`.

@@ -154,3 +154,16 @@ def loud():
 
 
 print(any(loud()))
+
+
+# An int subclass is freed with the generator suspended, as item by item: its `__del__` sees
+# the generator as any code between two items does.
+class Noisy(int):
+    def __del__(self):
+        print("freed", int(self), "running" if noisy.gi_running else "suspended")
+
+
+noisy = (Noisy(i) for i in range(3))
+print(sum(noisy, 0.5))
+noisy = (Noisy(i) for i in range(3))
+print(sum(noisy))
