@@ -74,7 +74,7 @@ struct Items<'a> {
 
 impl<'a> Items<'a> {
     fn new(iter: PyIter, vm: &'a VirtualMachine) -> Self {
-        let generator = iter.as_object().to_owned().downcast_exact::<PyGenerator>(vm).ok().map(|g| g.into_pyref());
+        let generator = iter.as_object().downcast_ref_if_exact::<PyGenerator>(vm).map(|g| g.to_owned());
         Self { iter: iter.into_iter(vm), generator }
     }
 
