@@ -231,9 +231,9 @@ cases! {
         subclasses_walk, sys_path_import, task_fork_bomb, tasks_left_running, weakref_storm, zlib_bomb,
     ],
     language: [
-        builtin_sum, builtin_sum_floats, byte_order_compare, classes, comprehensions, exceptions, fstrings,
-        gc_lazily_tracked_dicts, generators, match_statement, names_and_str_keys, numbers_freed, sequence_repeat,
-        sum_generator_drain, sum_generator_monitoring, syntax_error, sys_exit, uncaught_exception,
+        builtin_sum, builtin_sum_floats, byte_order_compare, classes, comprehensions, dict_get_and_literals,
+        exceptions, fstrings, gc_lazily_tracked_dicts, generators, match_statement, names_and_str_keys, numbers_freed,
+        sequence_repeat, sum_generator_drain, sum_generator_monitoring, syntax_error, sys_exit, uncaught_exception,
     ],
     limits: [
         deep_data_nesting, infinite_loop, memory_error_caught, memory_list_bomb, output_flood, recursion_error,

@@ -127,3 +127,37 @@ class Prepared(metaclass=Meta):
     base = 5
     seen = magic + base
 print(Prepared.base, Prepared.seen)
+
+
+# Equal exact strs that are different objects, in every kind of lookup: a probe compares
+# them by text where it finds their hash (decoded keys against the code's constants).
+import json
+
+record = json.loads('{"status": "paid", "region": "east", "cents": 250}')
+made = {"".join(["sta", "tus"]): 1, "".join(["reg", "ion"]): 2}
+print(record["status"], record.get("region"), "cents" in record, "cent" in record)
+print(made["status"], made.get("region"), made.setdefault("status", 9), len(made))
+made["status"] = 3
+del made["".join(["reg", "ion"])]
+print(dict(made), made.pop("status"), made)
+totals = {}
+for region in ["".join(["ea", "st"]), "east", json.loads('"east"'), "west"]:
+    totals[region] = totals.get(region, 0) + 1
+print(sorted(totals.items()))
+
+
+# A str subclass as a stored key, probed with an equal exact str of the same hash: its own
+# __eq__ still decides, once per probe that reaches it.
+class Counted(str):
+    calls = 0
+
+    def __hash__(self):
+        return str.__hash__(self)
+
+    def __eq__(self, other):
+        Counted.calls += 1
+        return str.__eq__(self, other)
+
+stored = {Counted("alpha"): "counted", "beta": "plain"}
+print(stored["".join(["al", "pha"])], stored.get("beta"), Counted.calls)
+print("".join(["al", "pha"]) in stored, Counted.calls)
