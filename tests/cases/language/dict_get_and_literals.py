@@ -90,7 +90,7 @@ for call in (lambda: d.get(), lambda: d.get("k", 1, 2)):
         print("TypeError:", e)
 
 
-# A profiler sees each call as a C call.
+# A profiler sees each call as a C call, specialized or not.
 events = []
 def profile(frame, event, arg):
     if event.startswith("c_"):
@@ -100,6 +100,9 @@ def under_profile():
     table = {"a": 1}
     for key in ["a", "b", "a"]:
         table.get(key, 0)
+        table.get(key)
+    "ab".upper()
+    "a,b".split(",")
 
 for _ in range(30):
     under_profile()
