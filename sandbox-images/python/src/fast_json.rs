@@ -30,6 +30,14 @@ struct Decline;
 
 type Parsed<T> = Result<T, Decline>;
 
+/// Which objects a remembered string may be: the program's own (an interned string of the
+/// same text, for keys) or only its repeats within this call (values).
+#[derive(Clone, Copy)]
+enum Shared {
+    WithProgram,
+    WithinCall,
+}
+
 /// Decodes `text`, or `None` when the standard decoder must (see the module doc).
 pub(crate) fn loads(text: &PyStrRef, vm: &VirtualMachine) -> Option<PyObjectRef> {
     let bytes = text.to_str()?.as_bytes();
@@ -96,7 +104,7 @@ impl<'a> Parser<'a> {
             b'[' => self.array(),
             b'"' => {
                 self.at += 1;
-                self.remembered_string(MAX_REMEMBERED_VALUE_BYTES).map(Into::into)
+                self.remembered_string(MAX_REMEMBERED_VALUE_BYTES, Shared::WithinCall).map(Into::into)
             }
             b't' => self.expect_literal(b"true").map(|()| ctx.new_bool(true).into()),
             b'f' => self.expect_literal(b"false").map(|()| ctx.new_bool(false).into()),
@@ -207,7 +215,7 @@ impl<'a> Parser<'a> {
             }
         }
         let start = self.at;
-        let key = self.remembered_string(usize::MAX)?;
+        let key = self.remembered_string(usize::MAX, Shared::WithProgram)?;
         // An escape always decodes to fewer bytes than it is written with, so a key whose
         // text is its raw bytes had none: it can be predicted by those bytes.
         let raw = &self.bytes[start..self.at - 1];
@@ -231,7 +239,7 @@ impl<'a> Parser<'a> {
     /// (no escapes) and at most `max_bytes` long. CPython shares only keys; a value shared too
     /// is equal and immutable all the same, and the 1,000 records of a tool result then hold
     /// a few dozen status and region strings instead of thousands of copies to make and free.
-    fn remembered_string(&mut self, max_bytes: usize) -> Parsed<PyStrRef> {
+    fn remembered_string(&mut self, max_bytes: usize, shared: Shared) -> Parsed<PyStrRef> {
         let start = self.at;
         let plain_end = self.plain_run();
         if self.peek() == Some(b'"') {
@@ -243,12 +251,17 @@ impl<'a> Parser<'a> {
             if let Some(known) = self.strings.get(raw) {
                 return Ok(known.clone());
             }
-            // A string the program already names ("status" in `row["status"]`, "paid" in
-            // `== "paid"`) is interned: the decoded string is then that very object, and a
-            // lookup or comparison matches it by identity instead of comparing bytes. Others
-            // are not interned (the pool never shrinks).
+            // A key the program already names ("status" in `row["status"]`) is interned: the
+            // decoded key is then that very object, and a lookup matches it by identity. Others
+            // are not interned (the pool never shrinks). Values are not looked up there: the
+            // interpreter's pool is large and, in a pause's cold caches, a probe of it cost
+            // more than comparing a short value's bytes ever saves.
             let text = str_of(raw);
-            let string = match self.vm.ctx.interned_str(text) {
+            let interned = match shared {
+                Shared::WithProgram => self.vm.ctx.interned_str(text),
+                Shared::WithinCall => None,
+            };
+            let string = match interned {
                 Some(interned) => interned.to_owned(),
                 None => self.vm.ctx.new_str(text),
             };

@@ -158,3 +158,9 @@ for length in range(20):
                 checked += 1
                 refused += outcome.startswith("refused")
 print("plain runs read:", checked - refused, "refused as CPython does:", refused)
+
+# A decoded value equal to a string the program names is equal, not that object (as in
+# CPython); repeats within one call may share one object, which nothing can tell apart.
+paid = "paid"
+rows = json.loads('[{"status": "paid"}, {"status": "paid"}, {"status": "open"}]')
+print([row["status"] == paid for row in rows], [row["status"] is paid for row in rows])
