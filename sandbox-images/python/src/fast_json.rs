@@ -30,12 +30,13 @@ struct Decline;
 
 type Parsed<T> = Result<T, Decline>;
 
-/// Which objects a remembered string may be: the program's own (an interned string of the
-/// same text, for keys) or only its repeats within this call (values).
+/// What a decoded string is, which decides how it is shared: a key, of any length, may be the
+/// program's own interned string of the same text; a value is shared only with its repeats
+/// within the call, and only while short.
 #[derive(Clone, Copy)]
-enum Shared {
-    WithProgram,
-    WithinCall,
+enum StringRole {
+    Key,
+    Value,
 }
 
 /// Decodes `text`, or `None` when the standard decoder must (see the module doc).
@@ -104,7 +105,7 @@ impl<'a> Parser<'a> {
             b'[' => self.array(),
             b'"' => {
                 self.at += 1;
-                self.remembered_string(MAX_REMEMBERED_VALUE_BYTES, Shared::WithinCall).map(Into::into)
+                self.remembered_string(StringRole::Value).map(Into::into)
             }
             b't' => self.expect_literal(b"true").map(|()| ctx.new_bool(true).into()),
             b'f' => self.expect_literal(b"false").map(|()| ctx.new_bool(false).into()),
@@ -215,7 +216,7 @@ impl<'a> Parser<'a> {
             }
         }
         let start = self.at;
-        let key = self.remembered_string(usize::MAX, Shared::WithProgram)?;
+        let key = self.remembered_string(StringRole::Key)?;
         // An escape always decodes to fewer bytes than it is written with, so a key whose
         // text is its raw bytes had none: it can be predicted by those bytes.
         let raw = &self.bytes[start..self.at - 1];
@@ -236,10 +237,14 @@ impl<'a> Parser<'a> {
     }
 
     /// A string (after its opening quote) that is shared with its repeats when it is plain
-    /// (no escapes) and at most `max_bytes` long. CPython shares only keys; a value shared too
+    /// (no escapes) and, for a value, short. CPython shares only keys; a value shared too
     /// is equal and immutable all the same, and the 1,000 records of a tool result then hold
     /// a few dozen status and region strings instead of thousands of copies to make and free.
-    fn remembered_string(&mut self, max_bytes: usize, shared: Shared) -> Parsed<PyStrRef> {
+    fn remembered_string(&mut self, role: StringRole) -> Parsed<PyStrRef> {
+        let max_bytes = match role {
+            StringRole::Key => usize::MAX,
+            StringRole::Value => MAX_REMEMBERED_VALUE_BYTES,
+        };
         let start = self.at;
         let plain_end = self.plain_run();
         if self.peek() == Some(b'"') {
@@ -257,9 +262,9 @@ impl<'a> Parser<'a> {
             // interpreter's pool is large and, in a pause's cold caches, a probe of it cost
             // more than comparing a short value's bytes ever saves.
             let text = str_of(raw);
-            let interned = match shared {
-                Shared::WithProgram => self.vm.ctx.interned_str(text),
-                Shared::WithinCall => None,
+            let interned = match role {
+                StringRole::Key => self.vm.ctx.interned_str(text),
+                StringRole::Value => None,
             };
             let string = match interned {
                 Some(interned) => interned.to_owned(),
