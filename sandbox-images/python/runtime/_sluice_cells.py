@@ -6,7 +6,6 @@ import collections
 import linecache
 
 import _sluice_abi
-from inspect import CO_COROUTINE
 
 # Cells whose source stays in linecache for tracebacks of functions they defined.
 MAX_CACHED_CELLS = 256
@@ -60,10 +59,6 @@ def _compile_rewritten(source, filename, flags):
     if expr is not None:
         expr = compile(expr, filename, "eval", flags=flags, dont_inherit=True)
     return body, expr
-
-
-def is_coroutine_code(code):
-    return code is not None and bool(code.co_flags & CO_COROUTINE)
 
 
 _cell_names = collections.deque()

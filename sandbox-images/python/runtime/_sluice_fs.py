@@ -422,7 +422,7 @@ class GuestFile(io.BytesIO):
 
 
 # Open files that write, so the end of an execution can write back what a script left open.
-_open_writers = weakref.WeakSet()
+open_writers = weakref.WeakSet()
 
 
 def _parse_mode(mode):
@@ -478,15 +478,15 @@ def open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,
         except AttributeError:
             pass
     if writable:
-        _open_writers.add(result)
+        open_writers.add(result)
     return result
 
 
 def flush_open_files():
     """Writes back what files left open hold, as the end of an execution needs it."""
-    if not _open_writers.data:
+    if not open_writers.data:
         return  # no file open for writing: most executions (the weak set's own length is Python)
-    for handle in list(_open_writers):
+    for handle in list(open_writers):
         try:
             if not handle.closed:
                 handle.flush()

@@ -265,8 +265,12 @@ _bound_specs = None  # the tool specs bound last time, as the host sent them
 def bind_tools(namespace, tool_specs):
     """Binds each tool as a global; unchanged bindings are left alone (this runs every cell)."""
     global _bound_specs
-    if tool_specs == _bound_specs and all(namespace.get(name) is fn for name, (_, fn) in _bound_tools.items()):
-        return  # the same tools as last time, each still bound: what a session's cells mostly send
+    if tool_specs == _bound_specs:
+        for name, (_, fn) in _bound_tools.items():
+            if namespace.get(name) is not fn:
+                break
+        else:
+            return  # the same tools as last time, each still bound: what a session's cells mostly send
     _bound_specs = None  # until every tool below is bound
     wanted = {}
     for spec in tool_specs:
