@@ -276,6 +276,29 @@ for bad in (lambda: lookup({'i': {1}}), lambda: lookup(1, 2, 3), lambda: lookup(
 }
 
 #[tokio::test]
+async fn each_cell_sees_the_tools_its_request_sends_and_only_those() {
+    // A cell binds what its request names: a tool the next request drops is gone, one the
+    // script overwrote is bound again, and a cell without tools after one without tools
+    // (the step skipped when nothing is bound) still sees none.
+    let mut c = container().await;
+    let probe = "print(sorted(n for n in ('lookup', 'fetch') if callable(globals().get(n))))";
+    let mut cell = async |code: &str, tools: &[GuestTool]| {
+        let request = ExecuteRequest { code, tools, files: &[], limits: Limits::default(), now_ns: None };
+        let outcome = finished(c.execute(request).await.expect("execute"));
+        assert_eq!(outcome.return_code, 0, "{}", outcome.stderr);
+        outcome.stdout
+    };
+    assert_eq!(cell(probe, &[]).await, "[]\n");
+    assert_eq!(cell(probe, &[tool("lookup"), tool("fetch")]).await, "['fetch', 'lookup']\n");
+    assert_eq!(cell(&format!("lookup = 5\n{probe}"), &[tool("lookup"), tool("fetch")]).await, "['fetch']\n");
+    assert_eq!(cell(probe, &[tool("lookup"), tool("fetch")]).await, "['fetch', 'lookup']\n");
+    assert_eq!(cell(probe, &[tool("fetch")]).await, "['fetch']\n");
+    assert_eq!(cell(probe, &[]).await, "[]\n");
+    assert_eq!(cell(probe, &[]).await, "[]\n");
+    assert_eq!(cell(probe, &[tool("lookup")]).await, "['lookup']\n");
+}
+
+#[tokio::test]
 async fn result_texts_reach_the_script_unchanged_in_place_and_through_a_resume() {
     // Results travel as raw text after the frame's JSON: nothing in a text may read as frame,
     // and a failure among texts must not shift the texts after it.

@@ -67,7 +67,7 @@ _cell_names = collections.deque()
 def remember_source(filename, source):
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     _cell_names.append(filename)
-    while len(_cell_names) > MAX_CACHED_CELLS:
+    if len(_cell_names) > MAX_CACHED_CELLS:  # one name comes in per cell, so one goes
         linecache.cache.pop(_cell_names.popleft(), None)
 
 

@@ -25,7 +25,7 @@ from _sluice_calls import calls as _calls
 from _sluice_cells import compile_cell, forget_sources, remember_source
 from _sluice_loop import Deadlock, Policy, SluiceLoop, cancel_leftovers, run
 from _sluice_output import STDERR, STDOUT, format_exception
-from _sluice_tools import bind_tools, gather
+from _sluice_tools import bind_tools, bound_tools, gather
 from asyncio import events, tasks
 from inspect import CO_COROUTINE
 
@@ -160,7 +160,9 @@ def _execute(request):
     if _calls.next_seq or _calls.waiters:
         _calls.__init__()
     namespace = sys.modules["__main__"].__dict__
-    bind_tools(namespace, request.get("tools") or ())
+    tools = request.get("tools")
+    if tools or bound_tools:
+        bind_tools(namespace, tools or ())
     source = request["code"]
     filename = f"<cell {_executions_started}>"
     remember_source(filename, source)
