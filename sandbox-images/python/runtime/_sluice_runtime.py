@@ -154,10 +154,10 @@ def _execute(request):
     counts = sluice._counts
     if counts:
         counts.clear()
-    # Every cell starts with working output, whatever an earlier one did to sys.stdout.
-    if sys.stdout is not STDOUT or sys.stderr is not STDERR:
-        sys.stdout, sys.stderr = STDOUT, STDERR
-    if _calls.next_seq or _calls.waiters:
+    # Every cell starts with working output, whatever an earlier one did to sys.stdout (even
+    # deleting it: assigned, not compared).
+    sys.stdout, sys.stderr = STDOUT, STDERR
+    if _calls.next_seq or _calls.waiters or _calls.sent or _calls.unsent:
         _calls.__init__()
     namespace = sys.modules["__main__"].__dict__
     tools = request.get("tools")
@@ -187,7 +187,7 @@ def _execute(request):
                 value = eval(expr, namespace)
         except BaseException as exc:  # noqa: B036 - the script's outcome, reported as data
             return _done(exc=exc)
-        if value is None and not counts and not fs.changed and not _sluice_fs.open_writers.data:
+        if value is None and not sluice._counts and not fs.changed and not _sluice_fs.open_writers.data:
             return {"kind": "done", "return_code": 0, "value_repr": None, "error": None, "counts": {}, "files": []}
         return _done(value=value)
     execution = _Execution()
