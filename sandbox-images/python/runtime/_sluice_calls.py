@@ -18,6 +18,11 @@ class _Calls:
         self.waiters = {}  # seq -> Future | (_ToolGather, index)
         self.sent = set()  # seqs the host knows about and has not answered
 
+    def reset(self):
+        """Empties the table for a new execution; one that made no calls has nothing to drop."""
+        if self.next_seq or self.unsent or self.waiters or self.sent:
+            self.__init__()
+
     def register(self, name, input_json, waiter):
         seq = self.next_seq
         self.next_seq = seq + 1

@@ -25,7 +25,7 @@ from _sluice_calls import calls as _calls
 from _sluice_cells import compile_cell, forget_sources, remember_source
 from _sluice_loop import Deadlock, Policy, SluiceLoop, cancel_leftovers, run
 from _sluice_output import STDERR, STDOUT, format_exception
-from _sluice_tools import bind_tools, bound_tools, gather
+from _sluice_tools import bind_tools, gather
 from asyncio import events, tasks
 from inspect import CO_COROUTINE
 
@@ -57,8 +57,11 @@ _executions_started = 0
 
 
 def _done(value=None, exc=None):
+    """The frame that ends an execution. Every cell ends here, so what is usually empty (its
+    counts, the files it wrote) costs a test, not a copy."""
     global _execution
-    frame = {"kind": "done", "return_code": 0, "value_repr": None, "error": None, "counts": dict(sluice._counts)}
+    counts = sluice._counts
+    frame = {"kind": "done", "return_code": 0, "value_repr": None, "error": None, "counts": dict(counts) if counts else {}}
     if exc is not None:
         if isinstance(exc, SystemExit):
             frame["return_code"] = _exit_code(exc)
@@ -75,7 +78,7 @@ def _done(value=None, exc=None):
         if len(text) > MAX_REPR_CHARS:
             text = text[:MAX_REPR_CHARS] + f"... [sluice: repr truncated, {len(text) - MAX_REPR_CHARS} more characters]"
         frame["value_repr"] = text
-    frame["files"] = _output_files()
+    frame["files"] = _output_files() if _sluice_fs.fs.changed or _sluice_fs.open_writers.data else []
     _execution = None
     return frame
 
@@ -146,29 +149,22 @@ def _step(execution):
 
 def _execute(request):
     """Runs one cell. Written for the common cell (no files, the same tools as last time, no
-    `await`): each Python call this makes costs the interpreter about a microsecond, so the
-    steps are inline and each is skipped when it has nothing to do."""
+    `await`): each Python call costs the interpreter about a microsecond, so the steps are
+    inline, and the call table and the tool bindings return at once when idle."""
     global _execution, _executions_started
-    _execution = None
     _executions_started += 1
-    counts = sluice._counts
-    if counts:
-        counts.clear()
+    sluice._counts.clear()
     # Every cell starts with working output, whatever an earlier one did to sys.stdout (even
     # deleting it: assigned, not compared).
     sys.stdout, sys.stderr = STDOUT, STDERR
-    if _calls.next_seq or _calls.waiters or _calls.sent or _calls.unsent:
-        _calls.__init__()
+    _calls.reset()
     namespace = sys.modules["__main__"].__dict__
-    tools = request.get("tools")
-    if tools or bound_tools:
-        bind_tools(namespace, tools or ())
+    bind_tools(namespace, request.get("tools") or ())
     source = request["code"]
     filename = f"<cell {_executions_started}>"
     remember_source(filename, source)
     fs = _sluice_fs.fs
-    if fs.changed:
-        fs.changed.clear()
+    fs.changed.clear()
     fs.storage_bytes = request.get("storage_bytes", fs.storage_bytes)
     files = request.get("files")
     if files:
@@ -187,8 +183,6 @@ def _execute(request):
                 value = eval(expr, namespace)
         except BaseException as exc:  # noqa: B036 - the script's outcome, reported as data
             return _done(exc=exc)
-        if value is None and not sluice._counts and not fs.changed and not _sluice_fs.open_writers.data:
-            return {"kind": "done", "return_code": 0, "value_repr": None, "error": None, "counts": {}, "files": []}
         return _done(value=value)
     execution = _Execution()
     loop = execution.loop = SluiceLoop()
@@ -254,7 +248,7 @@ def _warm_up():
             raise RuntimeError(f"warm-up cell failed: {frame}")
     forget_sources()
     _executions_started = 0
-    _calls.__init__()
+    _calls.reset()
     sluice._counts.clear()
 
 
