@@ -25,7 +25,7 @@ from _sluice_calls import calls as _calls
 from _sluice_cells import compile_cell, forget_sources, remember_source
 from _sluice_loop import Deadlock, Policy, SluiceLoop, cancel_leftovers, run
 from _sluice_output import STDERR, STDOUT, format_exception
-from _sluice_tools import bind_tools, gather
+from _sluice_tools import bind_tools, bound_tools, gather
 from asyncio import events, tasks
 from inspect import CO_COROUTINE
 
@@ -53,7 +53,6 @@ class _Execution:
 
 
 _execution = None
-_executions_started = 0
 
 
 def _done(value=None, exc=None):
@@ -147,43 +146,20 @@ def _step(execution):
     return _finish_async(execution)
 
 
-def _execute(request):
-    """Runs one cell. Written for the common cell (no files, the same tools as last time, no
-    `await`): each Python call costs the interpreter about a microsecond, so the steps are
-    inline, and the call table and the tool bindings return at once when idle."""
-    global _execution, _executions_started
-    _executions_started += 1
-    sluice._counts.clear()
-    # Every cell starts with working output, whatever an earlier one did to sys.stdout (even
-    # deleting it: assigned, not compared).
-    sys.stdout, sys.stderr = STDOUT, STDERR
-    _calls.reset()
-    namespace = sys.modules["__main__"].__dict__
-    bind_tools(namespace, request.get("tools") or ())
-    source = request["code"]
-    filename = f"<cell {_executions_started}>"
-    remember_source(filename, source)
-    fs = _sluice_fs.fs
-    fs.changed.clear()
-    fs.storage_bytes = request.get("storage_bytes", fs.storage_bytes)
-    files = request.get("files")
-    if files:
-        try:
-            _sluice_fs.place_all(files)
-        except (OSError, ValueError, binascii.Error) as exc:
-            return _done(exc=exc)
+def _start_files(files):
+    """Places the files of a cell's request before it runs; a frame that ends the cell when
+    they cannot be placed, else None."""
     try:
-        body, expr = compile_cell(source, filename)
-    except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError) as exc:
+        _sluice_fs.place_all(files)
+    except (OSError, ValueError, binascii.Error) as exc:
         return _done(exc=exc)
-    if not (body.co_flags & CO_COROUTINE or (expr is not None and expr.co_flags & CO_COROUTINE)):
-        try:
-            value = eval(body, namespace)
-            if expr is not None:
-                value = eval(expr, namespace)
-        except BaseException as exc:  # noqa: B036 - the script's outcome, reported as data
-            return _done(exc=exc)
-        return _done(value=value)
+    return None
+
+
+def _start_awaiting(body, expr, namespace):
+    """Runs a cell that awaits: its main task starts at once, and the cell pauses for the host
+    when every task waits on a tool."""
+    global _execution
     execution = _Execution()
     loop = execution.loop = SluiceLoop()
     try:
@@ -195,6 +171,28 @@ def _execute(request):
         return _finish_async(execution)
     _execution = execution
     return _step(execution)
+
+
+def _cell_hooks():
+    """What the guest's native cell runner (`src/cell.rs`) reads and calls. It runs each
+    `execute` request: the steps every cell takes natively, then the functions here for what
+    a cell needs of them (tools to bind, files to place, an `await`, a value, an error)."""
+    return {
+        "runtime": globals(),
+        "counts": sluice._counts,
+        "stdout": STDOUT,
+        "stderr": STDERR,
+        "calls": _calls,
+        "bound_tools": bound_tools,
+        "bind_tools": bind_tools,
+        "remember_source": remember_source,
+        "compile_cell": compile_cell,
+        "fs": _sluice_fs.fs,
+        "open_writers": _sluice_fs.open_writers,
+        "start_files": _start_files,
+        "start_awaiting": _start_awaiting,
+        "done": _done,
+    }
 
 
 def _resume(request):
@@ -210,9 +208,8 @@ def _resume(request):
 
 
 def dispatch(request):
+    """Every request but `execute`, which the guest runs natively (`_cell_hooks`)."""
     op = request.get("op")
-    if op == "execute":
-        return _execute(request)
     if op == "resume":
         return _resume(request)
     return {"kind": "fault", "message": f"unknown op {op!r}"}
@@ -238,16 +235,15 @@ _WARM_UP_CELLS = (
 def _warm_up():
     """Runs a few typical cells before the snapshot so that what they initialize lazily is
     in the image, then forgets them: containers start as if nothing had run."""
-    global _executions_started
     warm = type(sys)("__main__")
     warm.__dict__["__builtins__"] = __builtins__
     sys.modules["__main__"] = warm
     for cell in _WARM_UP_CELLS:
-        frame = _execute({"op": "execute", "code": cell, "tools": []})
+        frame = _sluice_abi.execute_cell({"op": "execute", "code": cell, "tools": []})
         if frame.get("kind") != "done" or frame.get("return_code") != 0:
             raise RuntimeError(f"warm-up cell failed: {frame}")
     forget_sources()
-    _executions_started = 0
+    _sluice_abi.install_cell_runner(_cell_hooks())  # a fresh runner: cells count from one
     _calls.reset()
     sluice._counts.clear()
 
@@ -393,6 +389,7 @@ def preinit(boot):
     asyncio.gather = tasks.gather = gather
     _install_fast_json()
     _install_fast_builtins()
+    _sluice_abi.install_cell_runner(_cell_hooks())
     _warm_up()
     _install_random_seeding()
     _scrub_build_paths()

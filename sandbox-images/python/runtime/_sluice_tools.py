@@ -258,17 +258,17 @@ def _python_name(name):
     return ident + "_" if keyword.iskeyword(ident) else ident
 
 
-_bound_tools = {}  # python name -> (spec key, function) of the tools bound last time
+bound_tools = {}  # python name -> (spec key, function) of the tools bound last time (the native cell runner skips `bind_tools` when this is empty and a cell names none)
 _bound_specs = None  # the tool specs bound last time, as the host sent them
 
 
 def bind_tools(namespace, tool_specs):
     """Binds each tool as a global; unchanged bindings are left alone (this runs every cell)."""
     global _bound_specs
-    if not tool_specs and not _bound_tools:
+    if not tool_specs and not bound_tools:
         return  # no tools, none bound: most cells of a session that uses none
     if tool_specs == _bound_specs:
-        for name, (_, fn) in _bound_tools.items():
+        for name, (_, fn) in bound_tools.items():
             if namespace.get(name) is not fn:
                 break
         else:
@@ -279,14 +279,14 @@ def bind_tools(namespace, tool_specs):
         name = spec["name"]
         key = (name, tuple(spec.get("params") or ()), spec.get("description"), bool(spec.get("answered_in_place")))
         wanted[_python_name(name)] = key
-    for py_name, (key, fn) in list(_bound_tools.items()):
+    for py_name, (key, fn) in list(bound_tools.items()):
         if wanted.get(py_name) != key or namespace.get(py_name) is not fn:
             if namespace.get(py_name) is fn:
                 del namespace[py_name]
-            del _bound_tools[py_name]
+            del bound_tools[py_name]
     for py_name, key in wanted.items():
-        if py_name not in _bound_tools:
+        if py_name not in bound_tools:
             fn = _make_tool(*key)
             namespace[py_name] = fn
-            _bound_tools[py_name] = (key, fn)
+            bound_tools[py_name] = (key, fn)
     _bound_specs = tool_specs

@@ -5,9 +5,11 @@
 //! (`_sluice_abi`). Everything about executions, the event loop and tools lives in the
 //! Python runtime that the host hands in once, at pre-initialization.
 
+use rustpython_vm::builtins::PyStr;
 use rustpython_vm::{Interpreter, InterpreterBuilder, PyObjectRef, PyResult, VirtualMachine, compiler::Mode};
 use std::cell::RefCell;
 
+mod cell;
 mod fast_dumps;
 mod fast_json;
 mod fast_sum;
@@ -226,40 +228,27 @@ mod _sluice_abi {
         super::read_frame(vm, &answer)
     }
 
-    /// A cell's code: `(body, None)`, where `eval(body)` gives the value of a trailing
-    /// expression statement (REPL style) or None; or `(body, expression)` to evaluate one
-    /// after the other. `None` when the source does not parse: compiling it reports why.
-    ///
-    /// A cell is compiled once, in RustPython's `BlockExpr` mode (the code returns its
-    /// trailing expression's value), when that mode compiles it as a module would be: no
-    /// annotated assignment at module level, no `__future__` import, no docstring. Otherwise
-    /// the body is compiled as a module and the trailing expression on its own, which for
-    /// `x = 1 + 1\nprint(x)` takes three parses and two compilations against two and one.
+    /// A cell's code: `(body, None)` or `(body, expression)` (see the crate's `compile_cell`),
+    /// or `None` when the source does not parse: compiling it reports why.
     #[pyfunction]
     fn compile_cell(source: PyStrRef, filename: PyStrRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
-        use ruff_pin_ast::Stmt;
-        let (Some(text), Some(filename)) = (source.to_str(), filename.to_str()) else { return Ok(vm.ctx.none()) };
-        let Ok(parsed) = ruff_pin_parser::parse_module(text) else { return Ok(vm.ctx.none()) };
-        let body = &parsed.syntax().body;
-        let compile = |text: &str, mode| -> PyResult<PyObjectRef> {
-            let mut opts = vm.compile_opts();
-            opts.allow_top_level_await = true;
-            let code =
-                vm.compile_with_opts(text, mode, filename, opts).map_err(|e| e.into_pyexception(vm, Some(text)))?;
-            Ok(code.into())
-        };
-        let Some(Stmt::Expr(last)) = body.last() else {
-            return Ok(vm.new_tuple((compile(text, super::Mode::Exec)?, vm.ctx.none())).into());
-        };
-        let docstring = body.len() > 1 && ruff_pin_ast::helpers::is_docstring_stmt(&body[0]);
-        if !docstring && !body.iter().any(super::module_scope_needs) {
-            return Ok(vm.new_tuple((compile(text, super::Mode::BlockExpr)?, vm.ctx.none())).into());
+        super::compile_cell(&source, &filename, vm)
+    }
+
+    /// Installs the native cell runner over the runtime's objects (see `cell`); a new one
+    /// counts its cells from one.
+    #[pyfunction]
+    fn install_cell_runner(hooks: rustpython_vm::builtins::PyDictRef, vm: &VirtualMachine) -> PyResult<()> {
+        super::cell::install(hooks, vm)
+    }
+
+    /// Runs an `execute` request's cell as the host's would run, returning its frame as data.
+    #[pyfunction]
+    fn execute_cell(request: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        match super::cell::execute(&request, vm)? {
+            super::cell::CellFrame::Json(json) => super::from_json(vm, &json),
+            super::cell::CellFrame::Python(frame) => Ok(frame),
         }
-        use ruff_pin_ts::Ranged;
-        let (start, end) = (usize::from(last.start()), usize::from(last.end()));
-        // Padded to its line, so that errors in it name the cell's line numbers.
-        let expression = format!("{}{}", "\n".repeat(text[..start].matches('\n').count()), &text[start..end]);
-        Ok(vm.new_tuple((compile(&text[..start], super::Mode::Exec)?, compile(&expression, super::Mode::Eval)?)).into())
     }
 
     /// The TZif bytes of the IANA time zone `key` (exact name), or `None`.
@@ -320,6 +309,40 @@ mod _sluice_abi {
     fn dumps(obj: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
         super::json_text(vm, &obj)
     }
+}
+
+/// A cell's code: `(body, None)`, where `eval(body)` gives the value of a trailing
+/// expression statement (REPL style) or None; or `(body, expression)` to evaluate one
+/// after the other. `None` when the source does not parse: compiling it reports why.
+///
+/// A cell is compiled once, in RustPython's `BlockExpr` mode (the code returns its
+/// trailing expression's value), when that mode compiles it as a module would be: no
+/// annotated assignment at module level, no `__future__` import, no docstring. Otherwise
+/// the body is compiled as a module and the trailing expression on its own, which for
+/// `x = 1 + 1\nprint(x)` takes three parses and two compilations against two and one.
+fn compile_cell(source: &PyStr, filename: &PyStr, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    use ruff_pin_ast::Stmt;
+    let (Some(text), Some(filename)) = (source.to_str(), filename.to_str()) else { return Ok(vm.ctx.none()) };
+    let Ok(parsed) = ruff_pin_parser::parse_module(text) else { return Ok(vm.ctx.none()) };
+    let body = &parsed.syntax().body;
+    let compile = |text: &str, mode| -> PyResult<PyObjectRef> {
+        let mut opts = vm.compile_opts();
+        opts.allow_top_level_await = true;
+        let code = vm.compile_with_opts(text, mode, filename, opts).map_err(|e| e.into_pyexception(vm, Some(text)))?;
+        Ok(code.into())
+    };
+    let Some(Stmt::Expr(last)) = body.last() else {
+        return Ok(vm.new_tuple((compile(text, Mode::Exec)?, vm.ctx.none())).into());
+    };
+    let docstring = body.len() > 1 && ruff_pin_ast::helpers::is_docstring_stmt(&body[0]);
+    if !docstring && !body.iter().any(module_scope_needs) {
+        return Ok(vm.new_tuple((compile(text, Mode::BlockExpr)?, vm.ctx.none())).into());
+    }
+    use ruff_pin_ts::Ranged;
+    let (start, end) = (usize::from(last.start()), usize::from(last.end()));
+    // Padded to its line, so that errors in it name the cell's line numbers.
+    let expression = format!("{}{}", "\n".repeat(text[..start].matches('\n').count()), &text[start..end]);
+    Ok(vm.new_tuple((compile(&text[..start], Mode::Exec)?, compile(&expression, Mode::Eval)?)).into())
 }
 
 /// Whether `stmt` (at module level) needs what only a module's compilation sets up: an
@@ -423,7 +446,15 @@ pub extern "C" fn sluice_input(len: u32) -> *mut u8 {
     })
 }
 
-/// Runs the runtime's `dispatch` on the input frame; returns `ptr << 32 | len` of the output.
+/// Whether the host's frame asks for a cell to run (anything else is the runtime's `dispatch`).
+fn is_execute(request: &PyObjectRef, vm: &VirtualMachine) -> PyResult<bool> {
+    use rustpython_vm::builtins::PyDict;
+    let Some(request) = request.downcast_ref::<PyDict>() else { return Ok(false) };
+    let op = request.get_item_opt("op", vm)?;
+    Ok(op.as_ref().and_then(|op| op.downcast_ref::<PyStr>()).is_some_and(|op| op.as_bytes() == b"execute"))
+}
+
+/// Runs a cell natively (see `cell`), or the runtime's `dispatch`, on the input frame; returns `ptr << 32 | len` of the output.
 #[unsafe(no_mangle)]
 pub extern "C" fn sluice_step(len: u32) -> u64 {
     let output = GUEST.with(|guest| {
@@ -435,8 +466,13 @@ pub extern "C" fn sluice_step(len: u32) -> u64 {
         guest.interpreter.enter(|vm| {
             let step = || -> PyResult<Vec<u8>> {
                 let request = read_frame(vm, &frame)?;
-                let response = guest.dispatch.call((request,), vm)?;
-                to_json(vm, &response)
+                if !is_execute(&request, vm)? {
+                    return to_json(vm, &guest.dispatch.call((request,), vm)?);
+                }
+                match cell::execute(&request, vm)? {
+                    cell::CellFrame::Json(json) => Ok(json),
+                    cell::CellFrame::Python(frame) => to_json(vm, &frame),
+                }
             };
             step().unwrap_or_else(|e| {
                 serde_json::json!({"kind": "fault", "message": format_exception(vm, &e)}).to_string().into_bytes()
