@@ -219,7 +219,7 @@ cases! {
         across_executions, hostile_paths, read_and_write,
     ],
     hostile: [
-        abi_wait_flood, bad_unicode_output, clock_games, coroutine_leak, deep_ast, delete_builtins_and_tools,
+        abi_wait_flood, bad_unicode_output, cell_runner_games, clock_games, coroutine_leak, deep_ast, delete_builtins_and_tools,
         env_persistence, exception_chain_bomb, exception_storm, exit_tricks, factorial_grind, file_descriptors,
         files_more, forged_call_ids, forged_frames, frames_and_runtime, gc_referrers, huge_output, huge_source,
         huge_tool_arguments, huge_value_repr, import_tricks, input_and_stdin, int_digits, json_deep_nesting,

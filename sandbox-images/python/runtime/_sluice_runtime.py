@@ -1,9 +1,11 @@
 """The guest side of an execution: the entry the host calls (see ../README.md).
 
-The host calls `dispatch(request)` with {"op": "execute" | "resume", ...} and gets back
-{"kind": "done" | "pending" | "fault", ...}. When every task waits on a tool, `dispatch`
-returns a "pending" frame: no native frame is left behind, so the paused coroutines live
-in linear memory until the host resumes them with results.
+The host sends {"op": "execute" | "resume", ...} and gets back {"kind": "done" | "pending" |
+"fault", ...}. An `execute` runs in the guest's native cell runner (`src/cell.rs`), which calls
+the functions `_cell_hooks` hands it for what a cell needs of Python; `dispatch(request)` takes
+the rest (`resume`). When every task waits on a tool, the answer is a "pending" frame: no native
+frame is left behind, so the paused coroutines live in linear memory until the host resumes
+them with results.
 
 The work is split by concern: `_sluice_output` (stdout, stderr, tracebacks), `_sluice_calls`
 (the call table), `_sluice_loop` (the event loop), `_sluice_tools` (tool functions),
@@ -53,6 +55,9 @@ class _Execution:
 
 
 _execution = None
+# `builtins.eval` as the image has it, as the native cell runner holds it: a script that
+# replaces the builtin does not change how its next cell runs.
+_eval = eval
 
 
 def _done(value=None, exc=None):
@@ -102,12 +107,12 @@ def _exit_code(exc):
 
 
 async def _run_cell(body, expr, namespace):
-    result = eval(body, namespace)
+    result = _eval(body, namespace)
     if body.co_flags & CO_COROUTINE:
         result = await result
     if expr is None:
         return result
-    value = eval(expr, namespace)
+    value = _eval(expr, namespace)
     if expr.co_flags & CO_COROUTINE:
         value = await value
     return value
@@ -179,7 +184,7 @@ def _cell_hooks():
     a cell needs of them (tools to bind, files to place, an `await`, a value, an error)."""
     return {
         "runtime": globals(),
-        "counts": sluice._counts,
+        "sluice": sluice,
         "stdout": STDOUT,
         "stderr": STDERR,
         "calls": _calls,

@@ -27,7 +27,8 @@ pub(crate) enum CellFrame {
 struct Hooks {
     /// The runtime module's globals, for `_execution` (a cell that awaits, while it waits).
     runtime: PyDictRef,
-    counts: PyDictRef,
+    /// The `sluice` module: its `_counts` is read at each cell, as `sluice.count` reads it.
+    sluice: PyObjectRef,
     stdout: PyObjectRef,
     stderr: PyObjectRef,
     calls: PyObjectRef,
@@ -63,7 +64,7 @@ pub(crate) fn install(hooks: PyDictRef, vm: &VirtualMachine) -> PyResult<()> {
     };
     let hooks = Hooks {
         runtime: dict("runtime")?,
-        counts: dict("counts")?,
+        sluice: get("sluice")?,
         stdout: get("stdout")?,
         stderr: get("stderr")?,
         calls: get("calls")?,
@@ -79,7 +80,10 @@ pub(crate) fn install(hooks: PyDictRef, vm: &VirtualMachine) -> PyResult<()> {
         eval: vm.builtins.get_attr("eval", vm)?,
     };
     let runner = Rc::new(CellRunner { hooks, started: Cell::new(0) });
-    RUNNER.with(|slot| *slot.borrow_mut() = Some(runner));
+    // The runner replaced is dropped after the slot is free: its objects' `__del__` may run
+    // Python that runs a cell.
+    let replaced = RUNNER.with(|slot| slot.replace(Some(runner)));
+    drop(replaced);
     Ok(())
 }
 
@@ -97,8 +101,9 @@ impl CellRunner {
         let hooks = &self.hooks;
         let number = self.started.get() + 1;
         self.started.set(number);
-        if hooks.counts.__len__() != 0 {
-            hooks.counts.clear();
+        let counts = self.counts(vm)?;
+        if counts.__len__() != 0 {
+            counts.clear();
         }
         // Every cell starts with working output, whatever an earlier one did to sys.stdout
         // (even deleting it: assigned, not compared).
@@ -184,6 +189,12 @@ impl CellRunner {
         Ok((pair[0].clone(), pair[1].clone()))
     }
 
+    /// What `sluice.count` adds to (a script may have rebound it).
+    fn counts(&self, vm: &VirtualMachine) -> PyResult<PyDictRef> {
+        let counts = self.hooks.sluice.get_attr("_counts", vm)?;
+        counts.downcast::<PyDict>().map_err(|_| vm.new_type_error("sluice._counts is not a dict"))
+    }
+
     /// A cell that raised `exc`: the runtime reports it (its traceback, or `SystemExit`'s code).
     fn fail(&self, exc: PyBaseExceptionRef, vm: &VirtualMachine) -> PyResult<CellFrame> {
         Ok(CellFrame::Python(self.hooks.done.call((vm.ctx.none(), exc), vm)?))
@@ -193,7 +204,7 @@ impl CellRunner {
     /// add: no counts, no file changed or open for writing, no awaiting execution to forget.
     fn nothing_to_report(&self, vm: &VirtualMachine) -> PyResult<bool> {
         let hooks = &self.hooks;
-        Ok(hooks.counts.__len__() == 0
+        Ok(self.counts(vm)?.__len__() == 0
             && !truthy(&hooks.fs.get_attr("changed", vm)?, vm)?
             && !truthy(&hooks.open_writers.get_attr("data", vm)?, vm)?
             && hooks.runtime.get_item_opt("_execution", vm)?.is_none_or(|execution| vm.is_none(&execution)))
