@@ -19,9 +19,9 @@ class _Calls:
         self.sent = set()  # seqs the host knows about and has not answered
 
     def reset(self):
-        """Empties the table for a new execution; one that made no calls has nothing to drop."""
-        if self.next_seq or self.unsent or self.waiters or self.sent:
-            self.__init__()
+        """Empties the table for a new execution. Every entry is keyed by a number from
+        `next_seq`, so the cell runner calls this only once numbering has started."""
+        self.__init__()
 
     def register(self, name, input_json, waiter):
         seq = self.next_seq

@@ -1,11 +1,11 @@
-"""A cell's source to code: the trailing expression split off, top-level `await` allowed,
-module-level `asyncio.run(x)` rewritten to `await x`; sources kept for tracebacks."""
+"""The cells the guest's native compile declines (`src/cell.rs`): module-level
+`asyncio.run(x)` rewritten to `await x`, and sources that do not parse; and every cell's
+source, kept for tracebacks."""
 
 import ast
 import collections
 import linecache
 
-import _sluice_abi
 
 # Cells whose source stays in linecache for tracebacks of functions they defined.
 MAX_CACHED_CELLS = 256
@@ -35,18 +35,15 @@ class _RunRewriter(ast.NodeTransformer):
         return node
 
 
-def compile_cell(source, filename):
-    """(body code, trailing-expression code or None); either may be a coroutine code. `eval`
-    of the body gives the cell's value when the expression is None (a cell compiled whole,
-    its value returned by the code), or None before the expression is evaluated."""
+def compile_declined(source, filename, may_run):
+    """A cell the guest's native compile declined (`src/cell.rs`): one that may call
+    `asyncio.run`, compiled through a Python AST with the call rewritten to an `await`, or one
+    that does not parse, which the standard compiler reports with CPython's `SyntaxError`.
+    `(body code, trailing-expression code or None)`, as the native compile gives."""
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-    if "run" in source and "asyncio" in source:
+    if may_run:
         return _compile_rewritten(source, filename, flags)
-    compiled = _sluice_abi.compile_cell(source, filename)
-    if compiled is None:
-        # It does not parse: the standard compiler raises CPython's SyntaxError for it.
-        return compile(source, filename, "exec", flags=flags, dont_inherit=True), None
-    return compiled
+    return compile(source, filename, "exec", flags=flags, dont_inherit=True), None
 
 
 def _compile_rewritten(source, filename, flags):

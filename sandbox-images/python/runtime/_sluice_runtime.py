@@ -24,7 +24,7 @@ import _sluice_fs
 import _sluice_imports
 import sluice
 from _sluice_calls import calls as _calls
-from _sluice_cells import compile_cell, forget_sources, remember_source
+from _sluice_cells import compile_declined, forget_sources, remember_source
 from _sluice_loop import Deadlock, Policy, SluiceLoop, cancel_leftovers, run
 from _sluice_output import STDERR, STDOUT, format_exception
 from _sluice_tools import bind_tools, bound_tools, gather
@@ -191,7 +191,7 @@ def _cell_hooks():
         "bound_tools": bound_tools,
         "bind_tools": bind_tools,
         "remember_source": remember_source,
-        "compile_cell": compile_cell,
+        "compile_declined": compile_declined,
         "fs": _sluice_fs.fs,
         "open_writers": _sluice_fs.open_writers,
         "start_files": _start_files,

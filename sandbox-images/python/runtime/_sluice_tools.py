@@ -258,15 +258,15 @@ def _python_name(name):
     return ident + "_" if keyword.iskeyword(ident) else ident
 
 
-bound_tools = {}  # python name -> (spec key, function) of the tools bound last time (the native cell runner skips `bind_tools` when this is empty and a cell names none)
+# Python name -> (spec key, function) of the tools bound last time; changed in place only.
+# The cell runner calls `bind_tools` only when a cell names tools or this holds some.
+bound_tools = {}
 _bound_specs = None  # the tool specs bound last time, as the host sent them
 
 
 def bind_tools(namespace, tool_specs):
     """Binds each tool as a global; unchanged bindings are left alone (this runs every cell)."""
     global _bound_specs
-    if not tool_specs and not bound_tools:
-        return  # no tools, none bound: most cells of a session that uses none
     if tool_specs == _bound_specs:
         for name, (_, fn) in bound_tools.items():
             if namespace.get(name) is not fn:

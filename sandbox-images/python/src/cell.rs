@@ -1,4 +1,4 @@
-//! A cell's execution, done natively: the steps every cell takes, with the runtime's Python called only for what a cell needs of it.
+//! A cell's execution: the steps every cell takes, natively; the runtime's Python for the rest.
 //!
 //! After an idle pause, a cell's time is mostly caches coming back, and the runtime's Python
 //! around the script touched more than the script did: a first `x = 1 + 1` after 25 ms idle took
@@ -9,13 +9,17 @@
 
 use rustpython_vm::builtins::{PyBaseExceptionRef, PyCode, PyDict, PyDictRef, PyStr, PyStrRef, PyTuple};
 use rustpython_vm::bytecode::CodeFlags;
-use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyResult, VirtualMachine};
+use rustpython_vm::compiler::Mode;
+use rustpython_vm::{AsObject, Py, PyObjectRef, PyResult, VirtualMachine};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// The frame of a cell that ended with no value, nothing counted and no files written: what
 /// the runtime's `_done()` builds for it.
 const PLAIN_DONE: &[u8] = br#"{"kind":"done","return_code":0,"value_repr":null,"error":null,"counts":{},"files":[]}"#;
+
+/// A compiled cell: its body's code, and its trailing expression's code or None.
+type CellCode = (PyObjectRef, PyObjectRef);
 
 /// How a cell's execution answers: its frame's JSON already written, or the runtime's frame.
 pub(crate) enum CellFrame {
@@ -35,7 +39,7 @@ struct Hooks {
     bound_tools: PyDictRef,
     bind_tools: PyObjectRef,
     remember_source: PyObjectRef,
-    compile_cell: PyObjectRef,
+    compile_declined: PyObjectRef,
     fs: PyObjectRef,
     open_writers: PyObjectRef,
     start_files: PyObjectRef,
@@ -71,7 +75,7 @@ pub(crate) fn install(hooks: PyDictRef, vm: &VirtualMachine) -> PyResult<()> {
         bound_tools: dict("bound_tools")?,
         bind_tools: get("bind_tools")?,
         remember_source: get("remember_source")?,
-        compile_cell: get("compile_cell")?,
+        compile_declined: get("compile_declined")?,
         fs: get("fs")?,
         open_writers: get("open_writers")?,
         start_files: get("start_files")?,
@@ -88,11 +92,10 @@ pub(crate) fn install(hooks: PyDictRef, vm: &VirtualMachine) -> PyResult<()> {
 }
 
 /// Runs the cell of an `execute` request (the host's frame as Python data).
-pub(crate) fn execute(request: &PyObject, vm: &VirtualMachine) -> PyResult<CellFrame> {
+pub(crate) fn execute(request: &Py<PyDict>, vm: &VirtualMachine) -> PyResult<CellFrame> {
     // Cloned out of the slot: a script may run a cell from inside one.
     let runner = RUNNER.with(|slot| slot.borrow().clone());
     let runner = runner.ok_or_else(|| vm.new_runtime_error("no cell runner is installed"))?;
-    let request = request.downcast_ref::<PyDict>().ok_or_else(|| vm.new_type_error("an execute request is a dict"))?;
     runner.run(request, vm)
 }
 
@@ -109,7 +112,8 @@ impl CellRunner {
         // (even deleting it: assigned, not compared).
         vm.sys_module.set_attr("stdout", hooks.stdout.clone(), vm)?;
         vm.sys_module.set_attr("stderr", hooks.stderr.clone(), vm)?;
-        // Every call is numbered from `next_seq`: a table that numbered none holds none.
+        // Every entry of the call table is keyed by a number from `next_seq`: a table that
+        // numbered none holds none.
         if truthy(&hooks.calls.get_attr("next_seq", vm)?, vm)? {
             vm.call_method(&hooks.calls, "reset", ())?;
         }
@@ -166,26 +170,21 @@ impl CellRunner {
         Ok(CellFrame::Python(hooks.done.call((value,), vm)?))
     }
 
-    /// `(body, expression or None)`: compiled natively, or by the runtime's `compile_cell`
-    /// when a cell may call `asyncio.run` (rewritten to an `await`) or does not parse (the
-    /// standard compiler then raises CPython's `SyntaxError`).
-    fn compile(
-        &self,
-        source: PyObjectRef,
-        filename: PyStrRef,
-        vm: &VirtualMachine,
-    ) -> PyResult<(PyObjectRef, PyObjectRef)> {
-        let may_run = |text: &PyStr| text.to_str().is_none_or(|text| text.contains("run") && text.contains("asyncio"));
-        let native = match source.downcast_ref::<PyStr>() {
-            Some(text) if !may_run(text) => crate::compile_cell(text, &filename, vm)?,
-            _ => vm.ctx.none(),
-        };
-        let compiled = match vm.is_none(&native) {
-            true => self.hooks.compile_cell.call((source, filename), vm)?,
-            false => native,
-        };
+    /// `(body, expression or None)`: compiled natively, or by the runtime's
+    /// `compile_declined` when a cell may call `asyncio.run` (rewritten to an `await`) or does
+    /// not parse (the standard compiler then raises CPython's `SyntaxError`).
+    fn compile(&self, source: PyObjectRef, filename: PyStrRef, vm: &VirtualMachine) -> PyResult<CellCode> {
+        let text = source.downcast_ref::<PyStr>();
+        let may_run =
+            text.is_some_and(|text| contains(text.as_bytes(), b"run") && contains(text.as_bytes(), b"asyncio"));
+        if let Some(text) = text.filter(|_| !may_run)
+            && let Some(code) = compile_cell(text, &filename, vm)?
+        {
+            return Ok(code);
+        }
+        let compiled = self.hooks.compile_declined.call((source, filename, may_run), vm)?;
         let pair = compiled.downcast_ref::<PyTuple>().filter(|pair| pair.len() == 2);
-        let pair = pair.ok_or_else(|| vm.new_type_error("compile_cell returns (body, expression)"))?;
+        let pair = pair.ok_or_else(|| vm.new_type_error("a cell compiles to (body, expression)"))?;
         Ok((pair[0].clone(), pair[1].clone()))
     }
 
@@ -211,6 +210,10 @@ impl CellRunner {
     }
 }
 
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|window| window == needle)
+}
+
 fn truthy(obj: &PyObjectRef, vm: &VirtualMachine) -> PyResult<bool> {
     obj.clone().try_to_bool(vm)
 }
@@ -225,4 +228,65 @@ fn is_compile_error(exc: &PyBaseExceptionRef, vm: &VirtualMachine) -> bool {
     [kinds.syntax_error, kinds.value_error, kinds.overflow_error, kinds.memory_error, kinds.recursion_error]
         .into_iter()
         .any(|kind| exc.fast_isinstance(kind))
+}
+
+/// A cell's code: `(body, None)`, where `eval(body)` gives the value of a trailing
+/// expression statement (REPL style) or None; or `(body, expression)` to evaluate one
+/// after the other. `None` when the source does not parse (or is not UTF-8): the runtime's
+/// `compile_declined` then reports why.
+///
+/// A cell is compiled once, in RustPython's `BlockExpr` mode (the code returns its
+/// trailing expression's value), when that mode compiles it as a module would be: no
+/// annotated assignment at module level, no `__future__` import, no docstring. Otherwise
+/// the body is compiled as a module and the trailing expression on its own, which for
+/// `x = 1 + 1\nprint(x)` takes three parses and two compilations against two and one.
+fn compile_cell(source: &PyStr, filename: &PyStr, vm: &VirtualMachine) -> PyResult<Option<CellCode>> {
+    use ruff_pin_ast::Stmt;
+    let (Some(text), Some(filename)) = (source.to_str(), filename.to_str()) else { return Ok(None) };
+    let Ok(parsed) = ruff_pin_parser::parse_module(text) else { return Ok(None) };
+    let body = &parsed.syntax().body;
+    let compile = |text: &str, mode| -> PyResult<PyObjectRef> {
+        let mut opts = vm.compile_opts();
+        opts.allow_top_level_await = true;
+        let code = vm.compile_with_opts(text, mode, filename, opts).map_err(|e| e.into_pyexception(vm, Some(text)))?;
+        Ok(code.into())
+    };
+    let Some(Stmt::Expr(last)) = body.last() else {
+        return Ok(Some((compile(text, Mode::Exec)?, vm.ctx.none())));
+    };
+    let docstring = body.len() > 1 && ruff_pin_ast::helpers::is_docstring_stmt(&body[0]);
+    if !docstring && !body.iter().any(module_scope_needs) {
+        return Ok(Some((compile(text, Mode::BlockExpr)?, vm.ctx.none())));
+    }
+    use ruff_pin_ts::Ranged;
+    let (start, end) = (usize::from(last.start()), usize::from(last.end()));
+    // Padded to its line, so that errors in it name the cell's line numbers.
+    let expression = format!("{}{}", "\n".repeat(text[..start].matches('\n').count()), &text[start..end]);
+    Ok(Some((compile(&text[..start], Mode::Exec)?, compile(&expression, Mode::Eval)?)))
+}
+
+/// Whether `stmt` (at module level) needs what only a module's compilation sets up: an
+/// annotated assignment, in a block or not (the module's `__annotations__` and its
+/// conditional-annotations cell), or a `__future__` import. Function and class bodies are
+/// scopes of their own and compile alike either way.
+fn module_scope_needs(stmt: &ruff_pin_ast::Stmt) -> bool {
+    use ruff_pin_ast::visitor::{Visitor, walk_stmt};
+    #[derive(Default)]
+    struct Finder(bool);
+    impl<'a> Visitor<'a> for Finder {
+        fn visit_stmt(&mut self, stmt: &'a ruff_pin_ast::Stmt) {
+            use ruff_pin_ast::Stmt;
+            match stmt {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                Stmt::AnnAssign(_) => self.0 = true,
+                Stmt::ImportFrom(from) if from.module.as_ref().is_some_and(|m| m.as_str() == "__future__") => {
+                    self.0 = true
+                }
+                _ => walk_stmt(self, stmt),
+            }
+        }
+    }
+    let mut finder = Finder::default();
+    finder.visit_stmt(stmt);
+    finder.0
 }

@@ -1,12 +1,12 @@
 //! The Sluice Python guest: RustPython behind the `sluice_v1` ABI (see `../README.md`).
 //!
 //! This crate is deliberately thin. It owns the interpreter, moves frames between linear
-//! memory and Python objects, and exposes two Python modules' worth of host access
-//! (`_sluice_abi`). Everything about executions, the event loop and tools lives in the
-//! Python runtime that the host hands in once, at pre-initialization.
+//! memory and Python objects, runs each cell's common steps (`cell`), and exposes two Python
+//! modules' worth of host access (`_sluice_abi`). The rest of executions, the event loop and
+//! tools live in the Python runtime that the host hands in once, at pre-initialization.
 
-use rustpython_vm::builtins::PyStr;
-use rustpython_vm::{Interpreter, InterpreterBuilder, PyObjectRef, PyResult, VirtualMachine, compiler::Mode};
+use rustpython_vm::builtins::{PyDict, PyStr};
+use rustpython_vm::{Interpreter, InterpreterBuilder, Py, PyObjectRef, PyResult, VirtualMachine, compiler::Mode};
 use std::cell::RefCell;
 
 mod cell;
@@ -228,13 +228,6 @@ mod _sluice_abi {
         super::read_frame(vm, &answer)
     }
 
-    /// A cell's code: `(body, None)` or `(body, expression)` (see the crate's `compile_cell`),
-    /// or `None` when the source does not parse: compiling it reports why.
-    #[pyfunction]
-    fn compile_cell(source: PyStrRef, filename: PyStrRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
-        super::compile_cell(&source, &filename, vm)
-    }
-
     /// Installs the native cell runner over the runtime's objects (see `cell`); a new one
     /// counts its cells from one.
     #[pyfunction]
@@ -244,7 +237,7 @@ mod _sluice_abi {
 
     /// Runs an `execute` request's cell as the host's would run, returning its frame as data.
     #[pyfunction]
-    fn execute_cell(request: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    fn execute_cell(request: rustpython_vm::builtins::PyDictRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         match super::cell::execute(&request, vm)? {
             super::cell::CellFrame::Json(json) => super::from_json(vm, &json),
             super::cell::CellFrame::Python(frame) => Ok(frame),
@@ -309,66 +302,6 @@ mod _sluice_abi {
     fn dumps(obj: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
         super::json_text(vm, &obj)
     }
-}
-
-/// A cell's code: `(body, None)`, where `eval(body)` gives the value of a trailing
-/// expression statement (REPL style) or None; or `(body, expression)` to evaluate one
-/// after the other. `None` when the source does not parse: compiling it reports why.
-///
-/// A cell is compiled once, in RustPython's `BlockExpr` mode (the code returns its
-/// trailing expression's value), when that mode compiles it as a module would be: no
-/// annotated assignment at module level, no `__future__` import, no docstring. Otherwise
-/// the body is compiled as a module and the trailing expression on its own, which for
-/// `x = 1 + 1\nprint(x)` takes three parses and two compilations against two and one.
-fn compile_cell(source: &PyStr, filename: &PyStr, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
-    use ruff_pin_ast::Stmt;
-    let (Some(text), Some(filename)) = (source.to_str(), filename.to_str()) else { return Ok(vm.ctx.none()) };
-    let Ok(parsed) = ruff_pin_parser::parse_module(text) else { return Ok(vm.ctx.none()) };
-    let body = &parsed.syntax().body;
-    let compile = |text: &str, mode| -> PyResult<PyObjectRef> {
-        let mut opts = vm.compile_opts();
-        opts.allow_top_level_await = true;
-        let code = vm.compile_with_opts(text, mode, filename, opts).map_err(|e| e.into_pyexception(vm, Some(text)))?;
-        Ok(code.into())
-    };
-    let Some(Stmt::Expr(last)) = body.last() else {
-        return Ok(vm.new_tuple((compile(text, Mode::Exec)?, vm.ctx.none())).into());
-    };
-    let docstring = body.len() > 1 && ruff_pin_ast::helpers::is_docstring_stmt(&body[0]);
-    if !docstring && !body.iter().any(module_scope_needs) {
-        return Ok(vm.new_tuple((compile(text, Mode::BlockExpr)?, vm.ctx.none())).into());
-    }
-    use ruff_pin_ts::Ranged;
-    let (start, end) = (usize::from(last.start()), usize::from(last.end()));
-    // Padded to its line, so that errors in it name the cell's line numbers.
-    let expression = format!("{}{}", "\n".repeat(text[..start].matches('\n').count()), &text[start..end]);
-    Ok(vm.new_tuple((compile(&text[..start], Mode::Exec)?, compile(&expression, Mode::Eval)?)).into())
-}
-
-/// Whether `stmt` (at module level) needs what only a module's compilation sets up: an
-/// annotated assignment, in a block or not (the module's `__annotations__` and its
-/// conditional-annotations cell), or a `__future__` import. Function and class bodies are
-/// scopes of their own and compile alike either way.
-fn module_scope_needs(stmt: &ruff_pin_ast::Stmt) -> bool {
-    use ruff_pin_ast::visitor::{Visitor, walk_stmt};
-    #[derive(Default)]
-    struct Finder(bool);
-    impl<'a> Visitor<'a> for Finder {
-        fn visit_stmt(&mut self, stmt: &'a ruff_pin_ast::Stmt) {
-            use ruff_pin_ast::Stmt;
-            match stmt {
-                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-                Stmt::AnnAssign(_) => self.0 = true,
-                Stmt::ImportFrom(from) if from.module.as_ref().is_some_and(|m| m.as_str() == "__future__") => {
-                    self.0 = true
-                }
-                _ => walk_stmt(self, stmt),
-            }
-        }
-    }
-    let mut finder = Finder::default();
-    finder.visit_stmt(stmt);
-    finder.0
 }
 
 fn format_exception(vm: &VirtualMachine, exc: &rustpython_vm::builtins::PyBaseExceptionRef) -> String {
@@ -446,15 +379,16 @@ pub extern "C" fn sluice_input(len: u32) -> *mut u8 {
     })
 }
 
-/// Whether the host's frame asks for a cell to run (anything else is the runtime's `dispatch`).
-fn is_execute(request: &PyObjectRef, vm: &VirtualMachine) -> PyResult<bool> {
-    use rustpython_vm::builtins::PyDict;
-    let Some(request) = request.downcast_ref::<PyDict>() else { return Ok(false) };
+/// The host's frame as an `execute` request, or `None` for the runtime's `dispatch`.
+fn execute_request<'a>(request: &'a PyObjectRef, vm: &VirtualMachine) -> PyResult<Option<&'a Py<PyDict>>> {
+    let Some(request) = request.downcast_ref::<PyDict>() else { return Ok(None) };
     let op = request.get_item_opt("op", vm)?;
-    Ok(op.as_ref().and_then(|op| op.downcast_ref::<PyStr>()).is_some_and(|op| op.as_bytes() == b"execute"))
+    let execute = op.as_ref().and_then(|op| op.downcast_ref::<PyStr>()).is_some_and(|op| op.as_bytes() == b"execute");
+    Ok(execute.then_some(request))
 }
 
-/// Runs a cell natively (see `cell`), or the runtime's `dispatch`, on the input frame; returns `ptr << 32 | len` of the output.
+/// Runs the input frame: a cell in the native runner (`cell`), anything else through the
+/// runtime's `dispatch`. Returns `ptr << 32 | len` of the output frame.
 #[unsafe(no_mangle)]
 pub extern "C" fn sluice_step(len: u32) -> u64 {
     let output = GUEST.with(|guest| {
@@ -466,10 +400,10 @@ pub extern "C" fn sluice_step(len: u32) -> u64 {
         guest.interpreter.enter(|vm| {
             let step = || -> PyResult<Vec<u8>> {
                 let request = read_frame(vm, &frame)?;
-                if !is_execute(&request, vm)? {
+                let Some(cell_request) = execute_request(&request, vm)? else {
                     return to_json(vm, &guest.dispatch.call((request,), vm)?);
-                }
-                match cell::execute(&request, vm)? {
+                };
+                match cell::execute(cell_request, vm)? {
                     cell::CellFrame::Json(json) => Ok(json),
                     cell::CellFrame::Python(frame) => to_json(vm, &frame),
                 }
