@@ -208,7 +208,7 @@ macro_rules! cases {
 
 cases! {
     asyncio: [
-        create_task_and_semaphore, deadlock_is_reported, exit_from_async_cell, gather_many, main_guard_run,
+        create_task_and_semaphore, deadlock_is_reported, exit_from_async_cell, gather_many, loop_per_cell, main_guard_run,
         nested_run_blocking_path, run_inside_loop_fails, sleep_and_wait_for, spec_example, task_group,
         top_level_await, trailing_await_value,
     ],

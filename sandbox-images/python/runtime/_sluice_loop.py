@@ -10,6 +10,7 @@ import time
 
 import _sluice_abi
 import _sluice_fs
+from _asyncio import _eager_tasks, _scheduled_tasks
 from _sluice_calls import calls as _calls
 from _sluice_output import RUNTIME_PREFIX, STDERR, format_exception
 from asyncio import events, futures, tasks
@@ -34,17 +35,21 @@ class SluiceLoop(events.AbstractEventLoop):
     clock to the next timer instead of waiting, so sleeps cost no wall time.
     """
 
+    # Native futures ask their loop get_debug() on creation: answer without a Python call
+    # (`set_debug` replaces it on the instance).
+    get_debug = bool
+    # State a loop rarely changes lives on the class until it does: every cell that awaits
+    # makes a loop, and each attribute set in `__init__` cost it a store.
+    _running = False
+    _closed = False
+    _stopping = False
+    _debug = False
+    _task_factory = None
+    _exception_handler = None
+
     def __init__(self):
-        # Native futures ask their loop get_debug() on creation: answer without a Python call.
-        self.get_debug = bool
         self._ready = collections.deque()
         self._timers = []
-        self._running = False
-        self._closed = False
-        self._stopping = False
-        self._debug = False
-        self._task_factory = None
-        self._exception_handler = None
 
     # -- scheduling --------------------------------------------------------------
     def time(self):
@@ -110,9 +115,6 @@ class SluiceLoop(events.AbstractEventLoop):
         pass
 
     # -- state ---------------------------------------------------------------------
-    def get_debug(self):
-        return self._debug
-
     def set_debug(self, enabled):
         self._debug = bool(enabled)
         self.get_debug = (lambda: True) if self._debug else bool
@@ -335,6 +337,10 @@ def _leftover_tasks(loop):
 
 def cancel_leftovers(loop):
     """Cancels tasks the script left running and lets them unwind, as asyncio.run does."""
+    if not _eager_tasks and not _scheduled_tasks.data:
+        # No task is registered at all (a cell's main task that ended eagerly never joins the
+        # scheduled set): nothing to cancel, without `all_tasks` copying both sets to say so.
+        return
     for _ in range(CANCEL_ROUNDS):
         leftovers = _leftover_tasks(loop)
         if not leftovers:

@@ -167,8 +167,17 @@ def _start_awaiting(body, expr, namespace):
     global _execution
     execution = _Execution()
     loop = execution.loop = SluiceLoop()
+    # The usual cell compiles to one coroutine that returns its last expression's value:
+    # that coroutine is the main task's own, without `_run_cell`'s frame around it.
+    if expr is None and body.co_flags & CO_COROUTINE:
+        try:
+            main = _eval(body, namespace)  # makes the coroutine; none of the cell runs yet
+        except BaseException as exc:  # noqa: B036 - reported as the cell's, as a plain cell's is
+            return _done(exc=exc)
+    else:
+        main = _run_cell(body, expr, namespace)
     try:
-        execution.main = loop.start_now(_run_cell(body, expr, namespace))
+        execution.main = loop.start_now(main)
     except (SystemExit, KeyboardInterrupt) as exc:
         return _abandon(execution, exc)
     if execution.main.done():
