@@ -232,8 +232,9 @@ cases! {
     ],
     language: [
         builtin_sum, builtin_sum_floats, byte_order_compare, classes, comprehensions, dict_get_and_literals, escape_warnings,
-        exceptions, fstrings, gc_lazily_tracked_dicts, generators, match_statement, names_and_str_keys, numbers_freed,
-        sequence_repeat, sum_generator_drain, sum_generator_monitoring, syntax_error, sys_exit, uncaught_exception,
+        exceptions, fstrings, gc_lazily_tracked_dicts, generators, match_statement, module_names_cached, names_and_str_keys,
+        numbers_freed, sequence_repeat, sum_generator_drain, sum_generator_monitoring, syntax_error, sys_exit,
+        uncaught_exception,
     ],
     limits: [
         deep_data_nesting, infinite_loop, memory_error_caught, memory_list_bomb, output_flood, recursion_error,
