@@ -6,7 +6,6 @@ import ast
 import collections
 import linecache
 
-
 # Cells whose source stays in linecache for tracebacks of functions they defined.
 MAX_CACHED_CELLS = 256
 

@@ -23,6 +23,7 @@ print("left cancelled:", left.cancelled())
 here = asyncio.get_running_loop()
 print("same loop:", here is loop, "debug:", here.get_debug(), "task:", asyncio.current_task() is not None)
 unstarted = asyncio.create_task(forever())
+# An `await` never reached: the cell runs as a task that ends in its first step, eagerly.
 await asyncio.sleep(0) if False else None
 # --- cell ---
 print("unstarted task cancelled:", unstarted.cancelled())
