@@ -9,6 +9,7 @@
 //! CPython's. Upstream, this belongs in RustPython's `builtins.sum`. A generator's items are
 //! added where it yields them (`PyGenerator::drain`), not by suspending and resuming it for each.
 
+use malachite_bigint::Sign;
 use rustpython_vm::FromArgs;
 use rustpython_vm::builtins::{PyByteArray, PyBytes, PyFloat, PyGenerator, PyInt, PyStr};
 use rustpython_vm::function::OptionalArg;
@@ -164,6 +165,15 @@ fn plain_number(item: &PyObject, vm: &VirtualMachine) -> bool {
 }
 
 /// The value of an int (of any int class) that fits an `i64`.
+///
+/// Read from the magnitude's one limb and the sign: the generic conversion (malachite's
+/// `try_from_signed`, not inlined) was 8% of a sum of squares' samples, once per item.
 fn machine_int(int: &PyObject) -> Option<i64> {
-    i64::try_from(int.downcast_ref::<PyInt>()?.as_bigint()).ok()
+    let int = int.downcast_ref::<PyInt>()?.as_bigint();
+    if int.bits() >= u64::from(i64::BITS) {
+        // Only -2**63 fits with 64 bits; the generic conversion knows it.
+        return i64::try_from(int).ok();
+    }
+    let magnitude = int.iter_u64_digits().next().unwrap_or(0) as i64;
+    Some(if int.sign() == Sign::Minus { -magnitude } else { magnitude })
 }

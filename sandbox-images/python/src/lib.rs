@@ -88,11 +88,31 @@ mod host {
 }
 
 /// Reads a frame whose length the host announced, through a host copy function.
+/// The buffer is not zeroed first: the host writes all of it or the frame is dropped, and a
+/// tool result of 76 KB was otherwise written twice.
 fn read_host_frame(len: i32, copy: impl FnOnce(*mut u8, i32) -> i32) -> Option<Vec<u8>> {
     let len = usize::try_from(len).ok()?;
-    let mut buf = vec![0u8; len];
+    let mut buf = Vec::with_capacity(len);
     let written = copy(buf.as_mut_ptr(), len as i32);
-    (usize::try_from(written).ok()? == len).then_some(buf)
+    if usize::try_from(written).ok()? != len {
+        return None;
+    }
+    // SAFETY: the host answered `len`, which it does only after writing all `len` bytes into
+    // the buffer's capacity (`abi.rs`, `hand_over`).
+    unsafe { buf.set_len(len) };
+    Some(buf)
+}
+
+/// A tool result's text as a `str`, or `None` when it is not UTF-8. Results are mostly ASCII
+/// JSON: one scan finds that, then the one copy a `str` needs. Validating UTF-8 and then
+/// deducing the new string's kind were two scans of every result before it was copied.
+fn result_text(bytes: &[u8], vm: &VirtualMachine) -> Option<PyObjectRef> {
+    if bytes.is_ascii() {
+        // SAFETY: every byte was just found to be ASCII.
+        let text = unsafe { PyStr::new_ascii_unchecked(bytes.to_vec()) };
+        return Some(vm.ctx.new_str(text).into());
+    }
+    std::str::from_utf8(bytes).ok().map(|text| vm.ctx.new_str(text).into())
 }
 
 fn to_json(vm: &VirtualMachine, obj: &PyObjectRef) -> PyResult<Vec<u8>> {
@@ -147,7 +167,7 @@ fn write_json_str(frame: &mut Vec<u8>, value: &PyObjectRef, vm: &VirtualMachine)
 /// exact JSON the host's `answer_frame` writes for it, `{"op":"resume","results":[[seq,len]]}`.
 /// Any other answer (a failure, files, more results, another shape) is `None`, and the caller
 /// reads it whole.
-fn lone_result_text(answer: &[u8], seq: u64) -> Option<&str> {
+fn lone_result_text(answer: &[u8], seq: u64) -> Option<&[u8]> {
     let (json, texts) = split_frame(answer);
     let numbers = json.strip_prefix(br#"{"op":"resume","results":[["#)?.strip_suffix(b"]]}")?;
     let comma = numbers.iter().position(|&byte| byte == b',')?;
@@ -155,7 +175,7 @@ fn lone_result_text(answer: &[u8], seq: u64) -> Option<&str> {
     if number(&numbers[..comma])? != seq || number(&numbers[comma + 1..])? != texts.len() as u64 {
         return None;
     }
-    std::str::from_utf8(texts).ok()
+    Some(texts)
 }
 
 /// A frame's JSON and the result texts that follow it, after the first newline (compact
@@ -190,8 +210,7 @@ fn read_frame(vm: &VirtualMachine, frame: &[u8]) -> PyResult<PyObjectRef> {
                 return Err(bad("a result is longer than the texts"));
             }
             let (text, after) = rest.split_at(len);
-            let text = std::str::from_utf8(text).map_err(|_| bad("a result is not UTF-8"))?;
-            result[1] = vm.ctx.new_str(text).into();
+            result[1] = result_text(text, vm).ok_or_else(|| bad("a result is not UTF-8"))?;
             rest = after;
         }
     }

@@ -204,8 +204,9 @@ pub(crate) mod tool_calls {
             *self.fut.write() = consumed;
             let frame = crate::lone_call_frame(seq, &self.name, &self.input_json, vm)?;
             let answer = crate::wait_in_host(&frame, vm)?;
-            Ok(Some(match crate::lone_result_text(&answer, seq) {
-                Some(text) => MadeAtOnce::Text(vm.ctx.new_str(text).into()),
+            let text = crate::lone_result_text(&answer, seq).and_then(|text| crate::result_text(text, vm));
+            Ok(Some(match text {
+                Some(text) => MadeAtOnce::Text(text),
                 None => MadeAtOnce::Answer(seq, crate::read_frame(vm, &answer)?),
             }))
         }
