@@ -164,11 +164,10 @@ impl<'a> Parser<'a> {
         self.depth -= 1;
         let dict = self.vm.ctx.new_dict();
         dict.reserve_for_new(self.members.len() - first);
-        for (key, value) in self.members.drain(first..) {
-            // An exact dict made just above: `set_item`'s subclass check and its note for the
-            // builtins' dict would only cost here.
-            dict.inner_setitem(&*key, value, self.vm).map_err(|_| Decline)?;
-        }
+        // An exact dict made just above: `set_item`'s subclass check and its note for the
+        // builtins' dict would only cost here, and no other code can see it while it fills.
+        let members = self.members.drain(first..).map(|(key, value)| (key.into(), value));
+        dict.fill_unpublished(members, self.vm).map_err(|_| Decline)?;
         Ok(dict.into())
     }
 

@@ -43,6 +43,24 @@ h = hash("q")
 d = {"q": 1, Always(h): 2, 1: 3, 1.0: 4, True: 5}
 print(len(d), list(d.values()))
 
+# A stored key of another type, then a str of its hash: the other key's `__eq__` is asked.
+d = {Always(h): 1, "q": 2, "r": 3}
+print(len(d), list(d.values()))
+
+
+# A repeated key's first value is freed while the literal is built, its `__del__` run then.
+class Noisy:
+    def __init__(self, name):
+        self.name = name
+
+    def __del__(self):
+        print("del", self.name)
+
+
+d = {"a": Noisy("first"), "b": 1, "a": Noisy("second"), "b": Noisy("third")}
+print(list(d), d["a"].name, d["b"].name)
+del d
+
 # A key that cannot be hashed, after some that went in.
 try:
     {"ok": 1, [1]: 2}
