@@ -61,6 +61,30 @@ d = {"a": Noisy("first"), "b": 1, "a": Noisy("second"), "b": Noisy("third")}
 print(list(d), d["a"].name, d["b"].name)
 del d
 
+# Keys that are not stored, freed when the literal is done: a `__del__` that walks every dict,
+# the one being built included, finds them readable.
+import gc
+
+
+class Shy:
+    def __init__(self, n):
+        self.n = n
+
+    def __hash__(self):
+        return 1
+
+    def __eq__(self, other):
+        return isinstance(other, Shy)
+
+    def __del__(self):
+        print("del", self.n, all(len(o) >= 0 for o in gc.get_objects() if type(o) is dict))
+
+
+d = {Shy(1): "a", Shy(2): "b", "s": Shy(3), "s": 4}
+k = Shy(9)
+print(len(d), d[k], d["s"])
+del d, k
+
 # A key that cannot be hashed, after some that went in.
 try:
     {"ok": 1, [1]: 2}
