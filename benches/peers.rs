@@ -970,7 +970,7 @@ fn main() {
         per_container(1)
     );
     out += "\n## Where Sluice's time goes\n\nGuest call stacks sampled at each epoch tick by \
-            `sluice::GuestProfiler` (a sandbox built with a profiler; function names from the image's name section).\n\n";
+            `sluice::GuestProfiler` (a sandbox built with a profiler; function names from the guest wasm's name section).\n\n";
     out += &profiles.join("\n");
     if !notes.is_empty() {
         out += "\nNotes:\n\n";

@@ -96,7 +96,13 @@ const RUN_MAX_CONTAINERS: u32 = 2;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // `sluice run` drives one container: a runtime on this thread starts and stops faster
+    // than a pool of workers would, and nothing in it blocks the thread.
+    let runtime = match &cli.command {
+        Command::Run { .. } => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        _ => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+    };
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(e) => return usage_error(&format!("cannot start the async runtime: {e}")),
     };

@@ -84,7 +84,8 @@ pub(crate) struct Shared {
     config: SandboxConfig,
     ticker: Arc<EpochTicker>,
     /// An instance of the image that never runs: checkpoints are its memory's differences.
-    pristine: tokio::sync::Mutex<(Store<HostState>, abi::GuestExports)>,
+    /// Made when first needed: `sluice run` never compacts, and its start is a cold start.
+    pristine: tokio::sync::OnceCell<Pristine>,
     /// Pages a first execution writes, found once by a probe; ready containers prefault them.
     hot_pages: std::sync::OnceLock<Vec<u32>>,
     /// The ready pool, whose containers hold slots that any instantiation may claim back.
@@ -93,6 +94,9 @@ pub(crate) struct Shared {
     /// Raised to stop every running script at its next epoch tick (shutdown).
     halt: Arc<AtomicBool>,
 }
+
+/// The pristine instance and its exports, locked while a comparison reads its memory.
+pub(crate) type Pristine = tokio::sync::Mutex<(Store<HostState>, abi::GuestExports)>;
 
 impl Drop for Shared {
     fn drop(&mut self) {
@@ -111,8 +115,6 @@ impl Sandbox {
         let linker = new_linker(&engine, &image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let pre = linker.instantiate_pre(&image.module).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let ticker = EpochTicker::start(&engine);
-        let pristine_state = HostState::new(0, limits::DEFAULT_MEMORY_BYTES, 0);
-        let pristine = tokio::sync::Mutex::new(instantiate(&engine, &pre, &ticker, pristine_state).await?);
         let hot_pages = std::sync::OnceLock::new();
         let ready = Arc::<ReadyPool>::default();
         let ready_slots = Arc::downgrade(&ready);
@@ -122,13 +124,15 @@ impl Sandbox {
             image_hash: image.hash,
             config,
             ticker,
-            pristine,
+            pristine: tokio::sync::OnceCell::new(),
             hot_pages,
             ready_slots,
             halt: Arc::default(),
         });
         let sandbox = Self { shared, ready };
         if sandbox.shared.config.ready_containers > 0 {
+            // Recycling containers into the ready pool compares them with it.
+            sandbox.shared.pristine().await?;
             sandbox.find_hot_pages().await;
             sandbox.start_refilling();
         }
@@ -256,6 +260,16 @@ impl Shared {
         memory_bytes: u64,
     ) -> Result<(Store<HostState>, abi::GuestExports), SandboxError> {
         instantiate(&self.engine, &self.pre, &self.ticker, self.host_state(seed, memory_bytes)).await
+    }
+
+    /// The pristine instance, instantiated on first use.
+    pub(crate) async fn pristine(&self) -> Result<&Pristine, SandboxError> {
+        self.pristine
+            .get_or_try_init(|| async {
+                let state = HostState::new(0, limits::DEFAULT_MEMORY_BYTES, 0);
+                instantiate(&self.engine, &self.pre, &self.ticker, state).await.map(tokio::sync::Mutex::new)
+            })
+            .await
     }
 
     /// The host state of a new container in this sandbox (a new instance's, or a recycled

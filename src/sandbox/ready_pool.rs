@@ -76,8 +76,9 @@ impl ReadyPool {
         if self.lock().len() >= shared.config.ready_containers {
             return;
         }
-        // Held only for a compaction's page comparison: skip rather than wait.
-        let Ok(mut pristine) = shared.pristine.try_lock() else { return };
+        // Held only for a compaction's page comparison: skip rather than wait. (Made when the
+        // sandbox started, as it keeps a ready pool.)
+        let Some(Ok(mut pristine)) = shared.pristine.get().map(tokio::sync::Mutex::try_lock) else { return };
         let (pristine_store, pristine_exports) = &mut *pristine;
         let base = contents(pristine_exports.memory(), pristine_store);
         if !reset_to_image(exports.memory(), &mut store, base, MAX_RECYCLED_PAGES)

@@ -114,7 +114,9 @@ impl Container {
         let Some(live) = &self.live else { return };
         let started = Instant::now();
         let pages = {
-            let pristine = self.shared.pristine.lock().await;
+            // Without it (no slot to make it in) the journal waits for the next compaction.
+            let Ok(pristine) = self.shared.pristine().await else { return };
+            let pristine = pristine.lock().await;
             let base = crate::sandbox::guest_memory::contents(pristine.1.memory(), &pristine.0);
             crate::sandbox::guest_memory::changed_pages(live.exports.memory(), &live.store, base)
         };
