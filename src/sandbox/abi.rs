@@ -157,7 +157,7 @@ async fn wait_for_answer(caller: &mut Caller<'_, HostState>, ptr: u32, len: u32)
         Some((answer, now_ns)) if answer.len() <= i32::MAX as usize => {
             state.clock.set_at_least(now_ns);
             let len = answer.len() as i32;
-            state.answer = Some(answer.to_vec());
+            state.answer = Some(answer);
             len
         }
         _ => -1,

@@ -56,13 +56,23 @@ impl WireResult<'_> {
     }
 }
 
-/// In the JSON, a text result is `[seq, its length in bytes]`; the text itself follows the
-/// JSON (see [`answer_frame`]). A failure is `[seq, null, failure]`.
+/// In the JSON, a text result is `[seq, its length in bytes, its length in characters]`; the
+/// text itself follows the JSON (see [`answer_frame`]). A failure is `[seq, null, failure]`.
+///
+/// The character count is the host's word on the text, which is a Rust `str` and so valid
+/// UTF-8: the guest makes its `str` from it without scanning the text (equal counts mean
+/// ASCII). In the guest a scan is a loop over four bytes at a time, about 20 µs for a 76 KB
+/// result (a quarter of awaiting it); here it is vectorized and an ASCII text is counted by
+/// its length.
 impl Serialize for WireResult<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.result.error {
             Some(failure) => (self.guest_seq, (), failure).serialize(serializer),
-            None => (self.guest_seq, self.text().len()).serialize(serializer),
+            None => {
+                let text = self.text();
+                let chars = if text.is_ascii() { text.len() } else { text.chars().count() };
+                (self.guest_seq, text.len(), chars).serialize(serializer)
+            }
         }
     }
 }
@@ -464,10 +474,10 @@ mod tests {
         let newline = frame.iter().position(|&b| b == b'\n').unwrap();
         let json: serde_json::Value = serde_json::from_slice(&frame[..newline]).unwrap();
         assert_eq!(json["op"], "resume");
-        assert_eq!(json["results"][0], serde_json::json!([3, 12]));
+        assert_eq!(json["results"][0], serde_json::json!([3, 12, 11]), "bytes, then characters");
         assert_eq!(json["results"][1][1], serde_json::Value::Null);
         assert_eq!(json["results"][1][2]["code"], "timeout");
-        assert_eq!(json["results"][2], serde_json::json!([5, 1]));
+        assert_eq!(json["results"][2], serde_json::json!([5, 1, 1]));
         assert_eq!(&frame[newline + 1..], "{\"a\": \"é\"}\nx".as_bytes());
     }
 
@@ -479,7 +489,7 @@ mod tests {
         let frame = answer_frame(&[WireResult { guest_seq: 9, result: &answered }], &[]);
         assert_eq!(
             frame,
-            br#"{"op":"resume","results":[[9,2]]}
+            br#"{"op":"resume","results":[[9,2,2]]}
 42"#
         );
     }

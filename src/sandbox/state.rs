@@ -25,8 +25,9 @@ pub(crate) struct HostState {
     /// Time spent inside the blocking `wait` import during this step, not counted as run time.
     pub waited: Duration,
     pub waiter: Waiter,
-    /// The answer of the last blocking `wait`, until the guest copies it with `take`.
-    pub answer: Option<Vec<u8>>,
+    /// The answer of the last blocking `wait`, until the guest copies it with `take`: the
+    /// journal's own bytes, shared, where a copy of a large tool result cost a memmove.
+    pub answer: Option<Arc<[u8]>>,
     /// Only during pre-initialization: the runtime modules handed to the guest.
     pub bootstrap: Option<Vec<u8>>,
     /// Set when the guest called `proc_exit`.

@@ -204,7 +204,8 @@ pub(crate) mod tool_calls {
             *self.fut.write() = consumed;
             let frame = crate::lone_call_frame(seq, &self.name, &self.input_json, vm)?;
             let answer = crate::wait_in_host(&frame, vm)?;
-            let text = crate::lone_result_text(&answer, seq).and_then(|text| crate::result_text(text, vm));
+            let text = crate::lone_result_text(&answer, seq)
+                .and_then(|(text, chars)| crate::result_text(text, Some(chars), vm));
             Ok(Some(match text {
                 Some(text) => MadeAtOnce::Text(text),
                 None => MadeAtOnce::Answer(seq, crate::read_frame(vm, &answer)?),
