@@ -164,3 +164,22 @@ print("plain runs read:", checked - refused, "refused as CPython does:", refused
 paid = "paid"
 rows = json.loads('[{"status": "paid"}, {"status": "paid"}, {"status": "open"}]')
 print([row["status"] == paid for row in rows], [row["status"] is paid for row in rows])
+
+# Short values are found by their bytes read as one word (at most 8 bytes), in a table sized
+# to the text: every length up to a word and past it, a word's worth of bytes at the text's
+# end (no whole word after it), texts that differ only in their last byte or their length,
+# the empty string, escapes and non-ASCII beside plain ones, and more distinct values than
+# any table holds, all decoded as CPython decodes them.
+short = ["", "a", "ab", "abc", "abcdefg", "abcdefgh", "abcdefgi", "abcdefghi", "é", "né", "日本", "a\\nb", "a\\u0062"]
+shapes = [short, short[::-1], [s + t for s in short for t in short]]
+for values in shapes:
+    text = json.dumps(values, ensure_ascii=False).replace("\\\\", "\\")
+    assert json.loads(text) == standard.decode(text), text
+for tail in short:
+    text = '["x", "' + tail + '"]'
+    assert json.loads(text) == standard.decode(text), text
+many = [f"v{n}" for n in range(5000)] + [f"{n:08d}" for n in range(3000)]
+text = json.dumps([{"code": v, "again": v, "status": ["paid", "open"][n % 2]} for n, v in enumerate(many)])
+decoded = json.loads(text)
+assert decoded == standard.decode(text)
+print("short values decoded:", len(decoded), decoded[0], decoded[-1], sum(len(row["code"]) for row in decoded))
