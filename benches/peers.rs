@@ -20,6 +20,8 @@ mod expense_data;
 
 mod common;
 use common::status_bytes;
+#[path = "peers/tool_result_rows.rs"]
+mod tool_result_rows;
 use serde_json::{Value, json};
 use sluice::{CallResult, GuestTool};
 use sluice::{Container, ExecuteRequest, Limits, Sandbox, SandboxConfig, Step};
@@ -29,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::time::Instant;
+use tool_result_rows::tool_result_rows;
 
 const DEFAULT_ROUNDS: usize = 9;
 /// Idle time before each system's sample: sessions arrive apart, as agents' do, and every
@@ -48,7 +51,6 @@ const MONTY_PACKAGE: &str = "pydantic-monty==1.4.0";
 const IDLE_CONTAINERS: usize = 100;
 /// Enough for the sequential workload's 10,000 calls.
 const MAX_TOOL_CALLS: u64 = 20_000;
-const TOOL_RESULT_ROWS: u64 = 1_000;
 
 const CPU: &str = include_str!("peers/scripts/cpu.py");
 const DATA_JOIN: &str = include_str!("peers/scripts/data_join.py");
@@ -227,19 +229,6 @@ fn workloads(rows: String, expense_answers: Vec<(&'static str, Answer)>) -> Vec<
             tools: expense_answers,
         },
     ]
-}
-
-/// The rows the tool of workload 6 returns.
-fn tool_result_rows() -> String {
-    let mut rng = support::Rng::new(6);
-    let rows: Vec<Value> = (0..TOOL_RESULT_ROWS)
-        .map(|id| {
-            json!({"id": id, "region": *rng.pick(&["north", "south", "east", "west"]),
-                   "status": *rng.pick(&["paid", "open", "void"]), "cents": rng.range(100, 100_000),
-                   "customer": format!("C{:04}", rng.range(1, 400))})
-        })
-        .collect();
-    Value::Array(rows).to_string()
 }
 
 /// The expense example's tools, answered from its generated data.
