@@ -264,8 +264,11 @@ fn build_guest(guest_dir: &Path, target_dir: &Path) -> PathBuf {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
+    // As configuration, not `CARGO_ENCODED_RUSTFLAGS`, which would replace the guest's own
+    // `rustflags` (`python/.cargo/config.toml`) where configuration merges with them.
     if let Some(cargo_home) = cargo_home {
-        command.env("CARGO_ENCODED_RUSTFLAGS", format!("--remap-path-prefix={}=/cargo", cargo_home.display()));
+        let home = cargo_home.display().to_string().replace('\\', "\\\\").replace('"', "\\\"");
+        command.arg("--config").arg(format!("target.{GUEST_TARGET}.rustflags=[\"--remap-path-prefix={home}=/cargo\"]"));
     }
     // RustPython's build script asks git for the commit it is built in and writes it into
     // `sys.version`. From Cargo's registry git finds no repository ("unknown-branch:0000000");
