@@ -10,7 +10,7 @@
 //! answers, so its errors and their messages stay CPython's.
 
 use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyStrRef, PyTuple};
-use rustpython_vm::{AsObject, FromArgs, PyObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, FromArgs, Py, PyObject, PyObjectRef, VirtualMachine};
 use std::fmt::Write;
 
 /// Deeper nesting is left to the standard encoder (which also reports cycles).
@@ -113,11 +113,12 @@ impl Encoder<'_> {
         Ok(())
     }
 
-    fn int(&mut self, int: &PyInt) -> Written {
-        let value = int.as_bigint();
-        let Ok(small) = i64::try_from(value) else {
+    fn int(&mut self, int: &Py<PyInt>) -> Written {
+        // Read as the interpreter's own arithmetic reads an int: malachite's generic
+        // conversion is a call through its limb iterator for every number written.
+        let Some(small) = int.try_to_i64_fast() else {
             // Past 64 bits (rare): `fmt`, whose 128-bit division wasm32 does in software.
-            let large = i128::try_from(value).map_err(|_| Decline)?;
+            let large = i128::try_from(int.as_bigint()).map_err(|_| Decline)?;
             write!(self.out, "{large}").expect("a String takes any write");
             return Ok(());
         };
@@ -167,53 +168,75 @@ impl Encoder<'_> {
     }
 
     fn array(&mut self, items: &[PyObjectRef]) -> Written {
-        self.container(['[', ']'], items, |encoder, item| encoder.value(item))
+        self.container(['[', ']'], items.len(), |encoder| {
+            for (index, item) in items.iter().enumerate() {
+                encoder.member(index);
+                encoder.value(item)?;
+            }
+            Ok(())
+        })
     }
 
     fn object(&mut self, dict: &PyDict) -> Written {
-        let mut items = dict.items_vec();
         if self.layout.sort_keys {
             // CPython sorts the items by their keys as they are; only str keys are sorted
             // here (UTF-8 order is code point order, as Python compares strs).
             let vm = self.vm;
+            let mut items = dict.items_vec();
             if !items.iter().all(|(key, _)| exact_str(key, vm).is_some()) {
                 return Err(Decline);
             }
             items.sort_by(|(a, _), (b, _)| exact_str(a, vm).cmp(&exact_str(b, vm)));
+            return self.container(['{', '}'], items.len(), |encoder| {
+                for (index, (key, value)) in items.iter().enumerate() {
+                    encoder.member(index);
+                    encoder.entry(key, value)?;
+                }
+                Ok(())
+            });
         }
-        self.container(['{', '}'], &items, |encoder, (key, value)| {
-            encoder.key(key)?;
-            encoder.out.push_str(encoder.layout.key_separator);
-            encoder.value(value)
+        // In place, under the dict's read lock: encoding runs no Python code, and a vector of
+        // the items would take and drop two references for every member of every record.
+        self.container(['{', '}'], dict.__len__(), |encoder| {
+            let mut index = 0;
+            dict.try_for_each_item(|key, value| {
+                encoder.member(index);
+                index += 1;
+                encoder.entry(key, value)
+            })
         })
     }
 
-    /// An array or object: its members between `brackets`, one a line when indenting.
-    fn container<T>(
-        &mut self,
-        brackets: [char; 2],
-        members: &[T],
-        mut member: impl FnMut(&mut Self, &T) -> Written,
-    ) -> Written {
+    /// One member of an object: its key, the key separator and its value.
+    fn entry(&mut self, key: &PyObject, value: &PyObject) -> Written {
+        self.key(key)?;
+        self.out.push_str(self.layout.key_separator);
+        self.value(value)
+    }
+
+    /// An array or object of `len` members, which `members` writes (each after `member`),
+    /// one a line when indenting.
+    fn container(&mut self, brackets: [char; 2], len: usize, members: impl FnOnce(&mut Self) -> Written) -> Written {
         let [open, close] = brackets;
         self.out.push(open);
-        if members.is_empty() {
+        if len == 0 {
             self.out.push(close);
             return Ok(());
         }
         self.nested()?;
-        self.newline();
-        for (index, each) in members.iter().enumerate() {
-            if index > 0 {
-                self.out.push_str(self.layout.item_separator);
-                self.newline();
-            }
-            member(self, each)?;
-        }
+        members(self)?;
         self.depth -= 1;
         self.newline();
         self.out.push(close);
         Ok(())
+    }
+
+    /// Before the member at `index`: the separator after the one before it, and its line.
+    fn member(&mut self, index: usize) {
+        if index > 0 {
+            self.out.push_str(self.layout.item_separator);
+        }
+        self.newline();
     }
 
     /// A key as a JSON string: a str as it is, a float, int, bool or None as its JSON text.

@@ -99,7 +99,10 @@ class Tagged(dict):
 print(json.dumps(Tagged(a=1)), json.dumps({"when": {1, 2}}, default=sorted), json.dumps(["s"], indent=True))
 loop = []
 loop.append(loop)
-for value, options in [({1, 2}, {}), (loop, {}), ({(1, 2): 3}, {}),
+# A dict inside itself: the native encoder reads each dict in place, under its lock.
+cycle = {"a": 1}
+cycle["self"] = [cycle]
+for value, options in [({1, 2}, {}), (loop, {}), (cycle, {}), ({"x": cycle}, {"indent": 2}), ({(1, 2): 3}, {}),
                        ("\ud800", {"ensure_ascii": False}), ("\ud800", {})]:
     try:
         print(repr(json.dumps(value, **options)))
