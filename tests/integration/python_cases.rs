@@ -231,10 +231,10 @@ cases! {
         subclasses_walk, sys_path_import, task_fork_bomb, tasks_left_running, weakref_storm, zlib_bomb,
     ],
     language: [
-        builtin_sum, builtin_sum_floats, byte_order_compare, classes, comprehensions, dict_get_and_literals, dict_tables, escape_warnings,
-        exceptions, free_lists, fstrings, gc_lazily_tracked_dicts, generators, literals_and_remainders, match_statement, module_names_cached,
-        names_and_str_keys, numbers_freed, sequence_repeat, sum_generator_drain, sum_generator_monitoring, syntax_error, sys_exit,
-        uncaught_exception,
+        builtin_sum, builtin_sum_floats, byte_order_compare, classes, comprehensions, dict_entries, dict_get_and_literals, dict_tables,
+        escape_warnings, exceptions, free_lists, fstrings, gc_lazily_tracked_dicts, generators, literals_and_remainders, match_statement,
+        module_names_cached, names_and_str_keys, numbers_freed, sequence_repeat, sum_generator_drain, sum_generator_monitoring,
+        syntax_error, sys_exit, uncaught_exception,
     ],
     limits: [
         deep_data_nesting, infinite_loop, memory_error_caught, memory_list_bomb, output_flood, recursion_error,
