@@ -25,6 +25,12 @@ pub struct SandboxConfig {
     pub snapshot_key: Vec<u8>,
     /// Samples guest stacks at each epoch tick, for benchmarks' CPU profiles.
     pub profiler: Option<Arc<GuestProfiler>>,
+    /// Writes `/tmp/perf-<pid>.map` for the guest's compiled code, so that Linux `perf`
+    /// attributes samples to guest functions (named by index: `wasm[0]::function[N]`). The
+    /// epoch-tick profiler above can only sample where the guest checks the epoch (function
+    /// entries, loop heads), which credits small functions called often with time that is
+    /// not theirs; `perf` samples where the time is.
+    pub perf_map: bool,
     /// Containers kept instantiated and prefaulted for the next requests (each holds a slot
     /// of `max_containers` until taken); 0 turns the pool off.
     pub ready_containers: usize,
@@ -39,6 +45,7 @@ impl Default for SandboxConfig {
             // Good for this process only; the service passes a key it keeps.
             snapshot_key: crate::keys::ServerKey::random().snapshot_key(),
             profiler: None,
+            perf_map: false,
             ready_containers: DEFAULT_READY_CONTAINERS,
         }
     }

@@ -73,6 +73,9 @@ pub(super) fn engine_config(sandbox: &SandboxConfig, functions: Arc<CompiledFunc
         .parallel_compilation(true)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
         .enable_incremental_compilation(functions)?;
+    if sandbox.perf_map {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     Ok(config)
 }
 
