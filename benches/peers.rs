@@ -20,15 +20,17 @@ mod expense_data;
 
 mod common;
 use common::status_bytes;
+#[path = "peers/driver.rs"]
+mod driver;
 #[path = "peers/tool_result_rows.rs"]
 mod tool_result_rows;
+use driver::{Driver, driver_path, python_with_monty};
 use serde_json::{Value, json};
 use sluice::{CallResult, GuestTool};
 use sluice::{Container, ExecuteRequest, Limits, Sandbox, SandboxConfig, Step};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 use tool_result_rows::tool_result_rows;
@@ -47,7 +49,6 @@ const WARMUP_ROUNDS: usize = 2;
 /// heap of all the others (workload 6 took 3.5 ms after 4's 20,000 records, 3.0 ms alone).
 const FORGET_VARIABLES: &str =
     "for _name in [n for n in globals() if not n.startswith('_')]:\n    del globals()[_name]\n";
-const MONTY_PACKAGE: &str = "pydantic-monty==1.4.0";
 const IDLE_CONTAINERS: usize = 100;
 /// Enough for the sequential workload's 10,000 calls.
 const MAX_TOOL_CALLS: u64 = 20_000;
@@ -436,46 +437,14 @@ impl SluiceHttp {
     }
 }
 
-/// `benches/peers/driver.py`, running CPython and Monty.
-struct Driver {
-    python: PathBuf,
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    hello: Value,
-}
-
+/// Samples of CPython and Monty from the driver.
 impl Driver {
-    fn start(python: &Path) -> Driver {
-        let mut child = Command::new(python)
-            .arg(driver_path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the Python driver starts");
-        let stdin = child.stdin.take().expect("stdin");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("the driver says hello");
-        let hello = serde_json::from_str(&line).expect("the driver's hello is JSON");
-        Driver { python: python.to_owned(), child, stdin, stdout, hello }
-    }
-
-    fn ask(&mut self, request: &Value) -> Result<Value, String> {
-        writeln!(self.stdin, "{request}").map_err(|e| e.to_string())?;
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).map_err(|e| e.to_string())?;
-        let reply: Value = serde_json::from_str(&line).map_err(|e| format!("{e}: {line}"))?;
-        match reply["error"].as_str() {
-            Some(error) => Err(error.to_owned()),
-            None => Ok(reply),
-        }
-    }
-
     fn sample(&mut self, system: System, workload: &Workload) -> Outcome {
         let name = if system == System::Monty { "monty" } else { "cpython" };
-        if system == System::Monty && self.hello.get("monty").is_none() {
-            return Err(format!("skipped: {}", self.hello["monty_error"].as_str().unwrap_or("not installed")));
+        if system == System::Monty
+            && let Some(problem) = self.monty_problem()
+        {
+            return Err(format!("skipped: {problem}"));
         }
         let tools: serde_json::Map<String, Value> =
             workload.tools.iter().map(|(n, answer)| ((*n).to_owned(), answer.to_driver())).collect();
@@ -506,17 +475,6 @@ impl Driver {
     }
 }
 
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn driver_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peers/driver.py")
-}
-
 /// A fresh `python3 -c` process.
 fn python_process(python: &Path, code: &str) -> Outcome {
     let started = Instant::now();
@@ -526,34 +484,6 @@ fn python_process(python: &Path, code: &str) -> Outcome {
         return Err(String::from_utf8_lossy(&output.stderr).into_owned());
     }
     Ok(Sample { ms, output: String::from_utf8_lossy(&output.stdout).into_owned(), snapshot: None })
-}
-
-/// A virtual environment with pydantic-monty; on failure, the system Python and the reason.
-fn python_with_monty() -> (PathBuf, Option<String>) {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers-venv");
-    let python = venv.join("bin/python3");
-    let installed = || {
-        Command::new(&python)
-            .args(["-c", "import pydantic_monty"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if installed() {
-        return (python, None);
-    }
-    eprintln!("installing {MONTY_PACKAGE} into {}", venv.display());
-    let made = Command::new("python3").arg("-m").arg("venv").arg(&venv).status().is_ok_and(|s| s.success());
-    let pip = made
-        && Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check", MONTY_PACKAGE])
-            .status()
-            .is_ok_and(|s| s.success());
-    match (made, pip && installed()) {
-        (_, true) => (python, None),
-        (true, false) => (python, Some(format!("pip could not install {MONTY_PACKAGE}"))),
-        (false, _) => (PathBuf::from("python3"), Some("python3 -m venv failed".into())),
-    }
 }
 
 struct Cell {
