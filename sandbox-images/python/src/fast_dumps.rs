@@ -11,10 +11,20 @@
 
 use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyStrRef, PyTuple};
 use rustpython_vm::{AsObject, FromArgs, Py, PyObject, PyObjectRef, VirtualMachine};
-use std::fmt::Write;
+use std::cell::Cell;
+use std::io::Write;
+
+thread_local! {
+    /// The length of the last text written: the next call's buffer starts that large (up to
+    /// [`MAX_FIRST_CAPACITY`]), so a script that dumps the same shape of data again does not
+    /// grow its buffer by doubling, each step a copy of everything written so far.
+    static LAST_LENGTH: Cell<usize> = const { Cell::new(0) };
+}
 
 /// Deeper nesting is left to the standard encoder (which also reports cycles).
 const MAX_DEPTH: usize = 200;
+/// The most a buffer starts with, whatever the last text's length.
+const MAX_FIRST_CAPACITY: usize = 4 << 20;
 
 /// How the text is laid out: `json.dumps`'s options, already resolved as `JSONEncoder` does.
 struct Layout<'a> {
@@ -61,9 +71,26 @@ pub(crate) fn dumps_or_decline(args: DumpsArgs, vm: &VirtualMachine) -> PyObject
     };
     let layout =
         Layout { indent, item_separator, key_separator, sort_keys: args.sort_keys, ensure_ascii: args.ensure_ascii };
-    match dumps(&args.value, &layout, vm) {
-        Some(text) => vm.ctx.new_str(text).into(),
-        None => decline(),
+    let Some(text) = dumps(&args.value, &layout, vm) else {
+        return decline();
+    };
+    LAST_LENGTH.set(text.len());
+    // With `ensure_ascii`, every byte the encoder writes is ASCII, and so are the layout's
+    // strings when they pass `is_ascii`: the result is made as ASCII without `new_str`'s scan
+    // of the whole text for its kind.
+    let ascii = layout.ensure_ascii
+        && indent.is_none_or(str::is_ascii)
+        && layout.item_separator.is_ascii()
+        && layout.key_separator.is_ascii();
+    if ascii {
+        // SAFETY: every byte is ASCII (above).
+        return vm.ctx.new_str(unsafe { PyStr::new_ascii_unchecked(text) }).into();
+    }
+    // Every byte came from a `&str` or is ASCII, so the text is UTF-8; checking it again is
+    // the price of keeping this path free of `unsafe` where it is rare.
+    match String::from_utf8(text) {
+        Ok(text) => vm.ctx.new_str(text).into(),
+        Err(_) => decline(),
     }
 }
 
@@ -72,15 +99,20 @@ struct Decline;
 
 type Written = Result<(), Decline>;
 
-/// The JSON text of `value`, or `None` when the standard encoder must answer.
-fn dumps(value: &PyObject, layout: &Layout<'_>, vm: &VirtualMachine) -> Option<String> {
-    let mut encoder = Encoder { out: String::new(), layout, depth: 0, vm };
+/// The JSON text of `value` as UTF-8 bytes, or `None` when the standard encoder must answer.
+fn dumps(value: &PyObject, layout: &Layout<'_>, vm: &VirtualMachine) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    // A hint only: where the memory is not to be had, the buffer grows as it goes.
+    let _ = out.try_reserve(LAST_LENGTH.get().min(MAX_FIRST_CAPACITY));
+    let mut encoder = Encoder { out, layout, depth: 0, vm };
     encoder.value(value).ok()?;
     Some(encoder.out)
 }
 
 struct Encoder<'a> {
-    out: String,
+    /// UTF-8 written as bytes: a `String`'s `push` of a `char` encodes it, and its
+    /// `push_str` of digits would check them as UTF-8 again.
+    out: Vec<u8>,
     layout: &'a Layout<'a>,
     depth: usize,
     vm: &'a VirtualMachine,
@@ -90,11 +122,11 @@ impl Encoder<'_> {
     fn value(&mut self, value: &PyObject) -> Written {
         let vm = self.vm;
         if vm.is_none(value) {
-            self.out.push_str("null");
+            self.out.extend_from_slice(b"null");
         } else if value.is(&vm.ctx.true_value) {
-            self.out.push_str("true");
+            self.out.extend_from_slice(b"true");
         } else if value.is(&vm.ctx.false_value) {
-            self.out.push_str("false");
+            self.out.extend_from_slice(b"false");
         } else if let Some(text) = value.downcast_ref_if_exact::<PyStr>(vm) {
             self.string(text.to_str().ok_or(Decline)?);
         } else if let Some(int) = value.downcast_ref_if_exact::<PyInt>(vm) {
@@ -119,7 +151,7 @@ impl Encoder<'_> {
         let Some(small) = int.try_to_i64_fast() else {
             // Past 64 bits (rare): `fmt`, whose 128-bit division wasm32 does in software.
             let large = i128::try_from(int.as_bigint()).map_err(|_| Decline)?;
-            write!(self.out, "{large}").expect("a String takes any write");
+            write!(self.out, "{large}").expect("a Vec takes any write");
             return Ok(());
         };
         // Digits written backwards into a buffer: `fmt` machinery was a sixth of the encoding.
@@ -135,20 +167,20 @@ impl Encoder<'_> {
             }
         }
         if small < 0 {
-            self.out.push('-');
+            self.out.push(b'-');
         }
-        self.out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+        self.out.extend_from_slice(&digits[at..]);
         Ok(())
     }
 
     /// `float.__repr__`, with JavaScript's names for what JSON has no number for.
     fn float(&mut self, value: f64) {
         if value.is_nan() {
-            self.out.push_str("NaN");
+            self.out.extend_from_slice(b"NaN");
         } else if value.is_infinite() {
-            self.out.push_str(if value > 0.0 { "Infinity" } else { "-Infinity" });
+            self.out.extend_from_slice(if value > 0.0 { b"Infinity".as_slice() } else { b"-Infinity" });
         } else {
-            self.out.push_str(&rustpython_vm::literal::float::to_string(value));
+            self.out.extend_from_slice(rustpython_vm::literal::float::to_string(value).as_bytes());
         }
     }
 
@@ -160,15 +192,15 @@ impl Encoder<'_> {
     /// A new line at the current depth, when indenting.
     fn newline(&mut self) {
         if let Some(indent) = self.layout.indent {
-            self.out.push('\n');
+            self.out.push(b'\n');
             for _ in 0..self.depth {
-                self.out.push_str(indent);
+                self.out.extend_from_slice(indent.as_bytes());
             }
         }
     }
 
     fn array(&mut self, items: &[PyObjectRef]) -> Written {
-        self.container(['[', ']'], items.len(), |encoder| {
+        self.container(*b"[]", items.len(), |encoder| {
             for (index, item) in items.iter().enumerate() {
                 encoder.member(index);
                 encoder.value(item)?;
@@ -187,7 +219,7 @@ impl Encoder<'_> {
                 return Err(Decline);
             }
             items.sort_by(|(a, _), (b, _)| exact_str(a, vm).cmp(&exact_str(b, vm)));
-            return self.container(['{', '}'], items.len(), |encoder| {
+            return self.container(*b"{}", items.len(), |encoder| {
                 for (index, (key, value)) in items.iter().enumerate() {
                     encoder.member(index);
                     encoder.entry(key, value)?;
@@ -197,7 +229,7 @@ impl Encoder<'_> {
         }
         // In place, under the dict's read lock: encoding runs no Python code, and a vector of
         // the items would take and drop two references for every member of every record.
-        self.container(['{', '}'], dict.__len__(), |encoder| {
+        self.container(*b"{}", dict.__len__(), |encoder| {
             let mut index = 0;
             dict.try_for_each_item(|key, value| {
                 encoder.member(index);
@@ -210,13 +242,13 @@ impl Encoder<'_> {
     /// One member of an object: its key, the key separator and its value.
     fn entry(&mut self, key: &PyObject, value: &PyObject) -> Written {
         self.key(key)?;
-        self.out.push_str(self.layout.key_separator);
+        self.out.extend_from_slice(self.layout.key_separator.as_bytes());
         self.value(value)
     }
 
     /// An array or object of `len` members, which `members` writes (each after `member`),
     /// one a line when indenting.
-    fn container(&mut self, brackets: [char; 2], len: usize, members: impl FnOnce(&mut Self) -> Written) -> Written {
+    fn container(&mut self, brackets: [u8; 2], len: usize, members: impl FnOnce(&mut Self) -> Written) -> Written {
         let [open, close] = brackets;
         self.out.push(open);
         if len == 0 {
@@ -234,7 +266,7 @@ impl Encoder<'_> {
     /// Before the member at `index`: the separator after the one before it, and its line.
     fn member(&mut self, index: usize) {
         if index > 0 {
-            self.out.push_str(self.layout.item_separator);
+            self.out.extend_from_slice(self.layout.item_separator.as_bytes());
         }
         self.newline();
     }
@@ -256,21 +288,21 @@ impl Encoder<'_> {
         let start = self.out.len();
         self.value(key)?;
         let text = self.out.split_off(start);
-        self.out.push('"');
-        self.out.push_str(&text);
-        self.out.push('"');
+        self.out.push(b'"');
+        self.out.extend_from_slice(&text);
+        self.out.push(b'"');
         Ok(())
     }
 
     /// A str as a JSON string, escaped as CPython's `json` escapes it.
     fn string(&mut self, text: &str) {
         self.out.reserve(text.len() + 2);
-        self.out.push('"');
+        self.out.push(b'"');
         let ensure_ascii = self.layout.ensure_ascii;
         let plain = |b: &u8| *b >= b' ' && *b != b'"' && *b != b'\\' && (!ensure_ascii || *b < 0x7f);
         // Most strings need no escape at all: copy them whole.
         let first_escape = text.bytes().position(|b| !plain(&b)).unwrap_or(text.len());
-        self.out.push_str(&text[..first_escape]);
+        self.out.extend_from_slice(text[..first_escape].as_bytes());
         let mut plain_from = first_escape;
         for (at, c) in text[first_escape..].char_indices().map(|(at, c)| (at + first_escape, c)) {
             let escaped: Option<&str> = match c {
@@ -288,20 +320,20 @@ impl Encoder<'_> {
             if escaped.is_none() && !needs_code {
                 continue;
             }
-            self.out.push_str(&text[plain_from..at]);
+            self.out.extend_from_slice(text[plain_from..at].as_bytes());
             plain_from = at + c.len_utf8();
             match escaped {
-                Some(escape) => self.out.push_str(escape),
+                Some(escape) => self.out.extend_from_slice(escape.as_bytes()),
                 None => {
                     let mut units = [0u16; 2];
                     for unit in c.encode_utf16(&mut units) {
-                        write!(self.out, "\\u{unit:04x}").expect("a String takes any write");
+                        write!(self.out, "\\u{unit:04x}").expect("a Vec takes any write");
                     }
                 }
             }
         }
-        self.out.push_str(&text[plain_from..]);
-        self.out.push('"');
+        self.out.extend_from_slice(text[plain_from..].as_bytes());
+        self.out.push(b'"');
     }
 }
 
