@@ -302,7 +302,7 @@ impl Encoder<'_> {
         let plain = |b: &u8| *b >= b' ' && *b != b'"' && *b != b'\\' && (!ensure_ascii || *b < 0x7f);
         // Most strings need no escape at all: copy them whole.
         let first_escape = text.bytes().position(|b| !plain(&b)).unwrap_or(text.len());
-        self.out.extend_from_slice(text[..first_escape].as_bytes());
+        self.out.extend_from_slice(&text.as_bytes()[..first_escape]);
         let mut plain_from = first_escape;
         for (at, c) in text[first_escape..].char_indices().map(|(at, c)| (at + first_escape, c)) {
             let escaped: Option<&str> = match c {
@@ -320,7 +320,7 @@ impl Encoder<'_> {
             if escaped.is_none() && !needs_code {
                 continue;
             }
-            self.out.extend_from_slice(text[plain_from..at].as_bytes());
+            self.out.extend_from_slice(&text.as_bytes()[plain_from..at]);
             plain_from = at + c.len_utf8();
             match escaped {
                 Some(escape) => self.out.extend_from_slice(escape.as_bytes()),
@@ -332,7 +332,7 @@ impl Encoder<'_> {
                 }
             }
         }
-        self.out.extend_from_slice(text[plain_from..].as_bytes());
+        self.out.extend_from_slice(&text.as_bytes()[plain_from..]);
         self.out.push(b'"');
     }
 }
