@@ -25,6 +25,10 @@
 //! functions by index (`wasm[0]::function[N]`; `wasm-objdump -x -j name` of the guest wasm
 //! gives their names).
 
+// Its memory figures are the other benches'.
+#[allow(dead_code)]
+mod common;
+use common::median;
 // Shared with the peers bench, which also uses what this one does not.
 #[allow(dead_code)]
 #[path = "peers/driver.rs"]
@@ -112,26 +116,20 @@ async fn run(container: &mut Container, code: &str, tools: &[GuestTool], answer:
     }
 }
 
-fn median(samples: &[f64]) -> f64 {
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted.get(sorted.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 fn fastest(samples: &[f64]) -> f64 {
     samples.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
-/// Runs `cell` in `peer` after the setup cells, in a fresh scope or session; its time.
+/// Runs `code` in `peer` after the setup cells, in a fresh scope or session; its time.
 fn run_in_peer(
     driver: &mut Driver,
     peer: &str,
     setup: &[String],
-    cell: &Cell,
+    code: &str,
     tools: &Value,
     sluice_output: &str,
 ) -> Result<f64, String> {
-    let request = json!({"system": peer, "setup": setup, "cells": [cell.code], "tools": tools});
+    let request = json!({"system": peer, "setup": setup, "cells": [code], "tools": tools});
     let reply = driver.ask(&request)?;
     let output = reply["output"].as_str().unwrap_or_default();
     if output != sluice_output {
@@ -207,7 +205,7 @@ async fn main() {
                 if cell.peer_problems.contains_key(peer) {
                     continue;
                 }
-                match run_in_peer(driver, peer, &setup_code, cell, &peer_tools, &output) {
+                match run_in_peer(driver, peer, &setup_code, &cell.code, &peer_tools, &output) {
                     Ok(peer_ms) if round >= WARMUP_ROUNDS => {
                         let (times, ratios) = cell.peers.entry(peer).or_default();
                         times.push(peer_ms);

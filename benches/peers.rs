@@ -19,7 +19,7 @@ mod support;
 mod expense_data;
 
 mod common;
-use common::status_bytes;
+use common::{median, status_bytes};
 #[path = "peers/driver.rs"]
 mod driver;
 #[path = "peers/tool_result_rows.rs"]
@@ -491,15 +491,6 @@ struct Cell {
     ratios: Vec<f64>,
     snapshot: Vec<(f64, f64, f64)>,
     problem: Option<String>,
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(|a, b| a.total_cmp(b));
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    if v.len() % 2 == 1 { v[v.len() / 2] } else { (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0 }
 }
 
 fn format_ms(ms: f64) -> String {

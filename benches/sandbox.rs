@@ -4,7 +4,7 @@
 //! the targets are those of the sandbox-core issue.
 
 mod common;
-use common::status_bytes;
+use common::{median, status_bytes};
 use sluice::{CallResult, GuestTool};
 use sluice::{Container, ExecuteRequest, Limits, Sandbox, SandboxConfig, Step};
 use std::time::{Duration, Instant};
@@ -45,10 +45,9 @@ struct Figure {
 
 impl Figure {
     fn stats(&self) -> (f64, f64, f64) {
-        let mut v = self.samples.clone();
-        v.sort_by(|a, b| a.total_cmp(b));
-        let median = if v.len() % 2 == 1 { v[v.len() / 2] } else { (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0 };
-        (median, v[0], v[v.len() - 1])
+        let min = self.samples.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = self.samples.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (median(&self.samples), min, max)
     }
 }
 
