@@ -6,7 +6,8 @@
 //! HTTP, then CPython and Monty through `benches/peers/driver.py`, so every round of every
 //! system sees the same machine state. It prints a table of medians (with min and max) and
 //! ratios to Sluice (medians of the per-round ratios), checks that every system printed the
-//! same output, and writes the table to `docs/benchmarks.md`. `SLUICE_PEERS_ROUNDS` sets the
+//! same output, and writes the table to `docs/benchmarks.md`, with peak and idle memory and,
+//! last, the time `sluice image build` takes into an empty cache. `SLUICE_PEERS_ROUNDS` sets the
 //! measured rounds (default 9, after 2 warm-up rounds). `SLUICE_PEERS_ONLY=3,5a` runs only those
 //! workloads (by key) and prints their table without writing the document: for comparing two
 //! builds run after one another.
@@ -573,6 +574,38 @@ fn peak_memory(python: &Path, monty: bool) -> Vec<(String, String)> {
     rows
 }
 
+/// What making the image costs, measured once per run after everything else: `sluice image
+/// build` into an empty cache directory (pre-initializing the guest, then compiling it with
+/// Cranelift), as a service's first start or an install step pays it. Rows of what and figure.
+fn image_build() -> Vec<(String, String)> {
+    let cache = std::env::temp_dir().join(format!("sluice-peers-image-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let sluice = Path::new(env!("CARGO_BIN_EXE_sluice"));
+    let started = Instant::now();
+    let built = Command::new(sluice).args(["image", "build", "--cache-dir"]).arg(&cache).output();
+    let seconds = started.elapsed().as_secs_f64();
+    let rows = match built {
+        Ok(output) if output.status.success() => {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            let image = stdout.lines().find_map(|line| line.strip_prefix("image").map(|path| path.trim().to_owned()));
+            let image_mib = image
+                .and_then(|path| std::fs::metadata(path).ok())
+                .map_or_else(|| "?".to_owned(), |meta| format!("{:.1} MiB", meta.len() as f64 / (1 << 20) as f64));
+            vec![
+                (
+                    "build, empty cache (`sluice image build`: pre-initialize the guest, compile it)".to_owned(),
+                    format!("{seconds:.1} s ({} cores)", std::thread::available_parallelism().map_or(1, |n| n.get())),
+                ),
+                ("compiled image (mapped by every process)".to_owned(), image_mib),
+            ]
+        }
+        Ok(output) => vec![("build".to_owned(), format!("failed: {}", String::from_utf8_lossy(&output.stderr).trim()))],
+        Err(e) => vec![("build".to_owned(), format!("failed: {e}"))],
+    };
+    let _ = std::fs::remove_dir_all(&cache);
+    rows
+}
+
 /// Stack-sample categories, first match wins, tested against every frame of a sample from
 /// the innermost out: a sample inside JSON code counts as JSON even when the interpreter
 /// called it.
@@ -829,6 +862,7 @@ fn main() {
     let monty_installed = driver.hello.get("monty").is_some();
     drop(driver);
     let memory = if only.is_none() { peak_memory(&python, monty_installed) } else { Vec::new() };
+    let image = if only.is_none() { image_build() } else { Vec::new() };
 
     let mut out = String::new();
     out += "# Sluice beside its peers\n\n";
@@ -879,6 +913,12 @@ fn main() {
         mib(before.1),
         per_container(1)
     );
+    if !image.is_empty() {
+        out += "\nImage:\n\n| what | figure |\n| --- | --- |\n";
+        for (what, figure) in &image {
+            out += &format!("| {what} | {figure} |\n");
+        }
+    }
     out += "\n## Where Sluice's time goes\n\nGuest call stacks sampled at each epoch tick by \
             `sluice::GuestProfiler` (a sandbox built with a profiler; function names from the guest wasm's name section).\n\n";
     out += &profiles.join("\n");
