@@ -115,6 +115,21 @@ try:
 except TypeError as e:
     print("TypeError", e)
 
+# Pieces of every length around the encoder's short copies (up to 16 bytes copied as words):
+# keys, values, escapes at each position, ints of every digit count, long separators and
+# indents.
+pieces = ["x" * n for n in range(20)] + ["ab\"" * n for n in range(1, 7)] + ["é" * n for n in range(1, 10)]
+for n in range(1, 18):
+    pieces.append("k" * (n - 1) + "\n")
+    pieces.append("\t" + "v" * (n - 1))
+record = {piece: piece[::-1] for piece in pieces}
+print(json.dumps(record))
+print(json.dumps(record, ensure_ascii=False))
+print(json.dumps([10 ** n for n in range(20)] + [-(10 ** n) + 1 for n in range(20)]))
+print(json.dumps({"a": [1, "b"]}, separators=(" ,    ", "  :   ")))
+print(json.dumps({"a": [1, {"b": "c"}]}, indent="\t" * 9))
+print(json.dumps({"a": [1]}, indent=17, separators=("," * 17, ":" * 17)))
+
 # In Sluice the native encoder answers plain data itself (and declines the rest), so the
 # agreement above was between the two encoders.
 try:
