@@ -115,7 +115,7 @@ pub(crate) fn dumps_or_decline(args: DumpsArgs, vm: &VirtualMachine) -> PyObject
     // strings when they pass `is_ascii`: the result is made as ASCII without `new_str`'s scan
     // of the whole text for its kind.
     let ascii = layout.ensure_ascii
-        && indent.is_none_or(str::is_ascii)
+        && layout.indent.is_none_or(str::is_ascii)
         && layout.item_separator.is_ascii()
         && layout.key_separator.is_ascii();
     if ascii {
@@ -321,11 +321,10 @@ impl Encoder<'_> {
         if !is_scalar {
             return Err(Decline);
         }
+        // Written as a value, then quoted: the opening quote goes in before its few bytes.
         let start = self.out.len();
         self.value(key)?;
-        let text = self.out.split_off(start);
-        self.out.push(b'"');
-        put(&mut self.out, &text);
+        self.out.insert(start, b'"');
         self.out.push(b'"');
         Ok(())
     }
