@@ -551,10 +551,7 @@ fn peak_memory(python: &Path, monty: bool) -> Vec<(String, String)> {
     // mapping it then brings in more per fault: 5-6 MiB more peak than the same image read
     // back from disk. Dropping its cached pages (`dd iflag=nocache`, as `posix_fadvise`'s
     // DONTNEED) measures what every process after the first sees.
-    let image = String::from_utf8_lossy(&built.stdout)
-        .lines()
-        .find_map(|line| line.strip_prefix("image").map(|path| path.trim().to_owned()))
-        .expect("sluice image build names the image");
+    let image = built_image_path(&built.stdout).expect("sluice image build names the image");
     // Written back first: the kernel drops only clean pages, and an image compiled by this
     // very run is still dirty (its peak came out at 69.5 MiB that way, 45.4 MiB after a sync).
     let synced = std::fs::File::open(&image).and_then(|file| file.sync_all());
@@ -574,6 +571,17 @@ fn peak_memory(python: &Path, monty: bool) -> Vec<(String, String)> {
     rows
 }
 
+/// The image file `sluice image build` names on its `image` line.
+fn built_image_path(stdout: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("image").map(|path| path.trim().to_owned()))
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}
+
 /// What making the image costs, measured once per run after everything else: `sluice image
 /// build` into an empty cache directory (pre-initializing the guest, then compiling it with
 /// Cranelift), as a service's first start or an install step pays it. Rows of what and figure.
@@ -586,11 +594,9 @@ fn image_build() -> Vec<(String, String)> {
     let seconds = started.elapsed().as_secs_f64();
     let rows = match built {
         Ok(output) if output.status.success() => {
-            let stdout = String::from_utf8_lossy(&output.stdout);
-            let image = stdout.lines().find_map(|line| line.strip_prefix("image").map(|path| path.trim().to_owned()));
-            let image_mib = image
+            let image_mib = built_image_path(&output.stdout)
                 .and_then(|path| std::fs::metadata(path).ok())
-                .map_or_else(|| "?".to_owned(), |meta| format!("{:.1} MiB", meta.len() as f64 / (1 << 20) as f64));
+                .map_or_else(|| "?".to_owned(), |meta| format!("{:.1} MiB", mib(meta.len())));
             vec![
                 (
                     "build, empty cache (`sluice image build`: pre-initialize the guest, compile it)".to_owned(),
@@ -895,7 +901,6 @@ fn main() {
     for (what, figure) in &memory {
         out += &format!("| peak, workload 4 in a fresh process: {what} | {figure} |\n");
     }
-    let mib = |b: u64| b as f64 / (1 << 20) as f64;
     let per_container = |i: usize| {
         let (b, a) = if i == 0 { (before.0, after.0) } else { (before.1, after.1) };
         mib(a.saturating_sub(b)) / IDLE_CONTAINERS as f64
