@@ -34,6 +34,17 @@ impl GuestProfiler {
         self.enabled.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// Stops sampling for a while, keeping the samples so far: what runs until
+    /// [`GuestProfiler::resume`] (a bench's cleanup between measured runs, say) is not counted.
+    pub fn pause(&self) {
+        self.enabled.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Samples again after [`GuestProfiler::pause`], adding to the samples so far.
+    pub fn resume(&self) {
+        self.enabled.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Stops sampling and returns the stacks seen (innermost frame first, each function by
     /// its name) with their counts.
     pub fn stop(&self) -> Vec<(Vec<Arc<str>>, u64)> {
