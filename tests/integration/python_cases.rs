@@ -232,8 +232,8 @@ cases! {
     ],
     language: [
         builtin_sum, builtin_sum_floats, byte_order_compare, classes, comprehensions, dict_entries, dict_get_and_literals, dict_tables,
-        escape_warnings, exceptions, free_lists, fstrings, gc_lazily_tracked_dicts, generators, int_edges, literals_and_remainders,
-        match_statement, module_names_cached, names_and_str_keys, numbers_freed, sequence_repeat, sum_generator_drain, sum_generator_monitoring,
+        escape_warnings, exceptions, free_lists, fstrings, gc_lazily_tracked_dicts, generators, int_edges, int_text_and_joins,
+        literals_and_remainders, match_statement, module_builtins_cached, module_names_cached, names_and_str_keys, numbers_freed, sequence_repeat, sum_generator_drain, sum_generator_monitoring,
         syntax_error, sys_exit, uncaught_exception,
     ],
     limits: [
