@@ -671,16 +671,15 @@ async fn profile(workload: &Workload, sandbox: &Sandbox, profiler: &sluice::Gues
     let runs = ((PROFILE_MIN_MS / elapsed_ms(started)).ceil() as usize).clamp(PROFILE_RUNS, MAX_PROFILE_RUNS);
     // As in the timed samples, each run starts without the previous run's variables, and
     // forgetting them (freeing its objects) is neither sampled nor timed.
-    run_script(&mut container, FORGET_VARIABLES, workload).await.expect("forgetting the warm-up run");
     profiler.start();
     let mut wall = 0.0;
     for _ in 0..runs {
+        profiler.pause();
+        run_script(&mut container, FORGET_VARIABLES, workload).await.expect("forgetting the last run");
+        profiler.resume();
         let started = Instant::now();
         run_cells(&mut container, &workload.cells, workload).await.expect("a profiled run");
         wall += elapsed_ms(started);
-        profiler.pause();
-        run_script(&mut container, FORGET_VARIABLES, workload).await.expect("forgetting a profiled run");
-        profiler.resume();
     }
     let wall = wall / runs as f64;
     let stacks = profiler.stop();

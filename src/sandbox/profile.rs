@@ -31,7 +31,7 @@ impl GuestProfiler {
     /// Starts sampling, forgetting earlier samples.
     pub fn start(&self) {
         self.stacks.lock().unwrap_or_else(|p| p.into_inner()).clear();
-        self.enabled.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.resume();
     }
 
     /// Stops sampling for a while, keeping the samples so far: what runs until
@@ -48,7 +48,7 @@ impl GuestProfiler {
     /// Stops sampling and returns the stacks seen (innermost frame first, each function by
     /// its name) with their counts.
     pub fn stop(&self) -> Vec<(Vec<Arc<str>>, u64)> {
-        self.enabled.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.pause();
         let stacks = std::mem::take(&mut *self.stacks.lock().unwrap_or_else(|p| p.into_inner()));
         let names = function_names();
         let mut unnamed: HashMap<u32, Arc<str>> = HashMap::new();
