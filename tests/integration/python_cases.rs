@@ -221,7 +221,7 @@ cases! {
     hostile: [
         abi_wait_flood, bad_unicode_output, cell_runner_games, clock_games, coroutine_leak, deep_ast, delete_builtins_and_tools,
         env_persistence, exception_chain_bomb, exception_storm, exit_tricks, factorial_grind, file_descriptors,
-        files_more, forged_call_ids, forged_frames, frames_and_runtime, gc_referrers, huge_output, huge_source,
+        files_more, forged_call_ids, forged_frames, frames_and_runtime, fstring_length_overflow, gc_referrers, huge_output, huge_source,
         huge_tool_arguments, huge_value_repr, import_tricks, input_and_stdin, int_digits, json_deep_nesting,
         keyboard_interrupt, loop_builtin_sum, loop_catch_everything, loop_in_del, loop_in_finally, loop_in_repr,
         loop_sorted_slow_key, memory_bytes_multiply, memory_dict_bomb, memory_nested_bomb, memory_string_bomb,
